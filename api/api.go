@@ -1,0 +1,205 @@
+// Package api holds the plain wire types of the AI Lab HTTP API (CONTRACT section 4)
+// and its error codes. Both ai-server and ai-client import it, so a field is named in
+// one place. It must never hold behaviour beyond encoding: no I/O, no imports of ours.
+package api
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// A ChatRequest is the body of POST /chat.
+type ChatRequest struct {
+	Message   string `json:"message"`
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// Status values of a ToolUse.
+const (
+	StatusOK     = "ok"
+	StatusError  = "error"
+	StatusDenied = "denied"
+)
+
+// A ToolUse reports one tool call of a turn in a ChatResponse.
+type ToolUse struct {
+	ToolName    string          `json:"tool_name"`
+	Arguments   json.RawMessage `json:"arguments"`
+	ToolCallID  string          `json:"tool_call_id"`
+	ExecutionID string          `json:"execution_id,omitempty"`
+	Status      string          `json:"status"`
+	Error       string          `json:"error,omitempty"`
+	DurationMS  int64           `json:"duration_ms"`
+}
+
+// Validation is the outcome of checking a reply against the execution ledger.
+type Validation struct {
+	Valid   bool     `json:"valid"`
+	Issues  []string `json:"issues"`
+	Retries int      `json:"retries"`
+}
+
+// A ChatResponse is a finished turn.
+type ChatResponse struct {
+	SessionID  string     `json:"session_id"`
+	Response   string     `json:"response"`
+	ToolsUsed  []ToolUse  `json:"tools_used"`
+	Validation Validation `json:"validation"`
+	TraceID    string     `json:"trace_id"`
+}
+
+// A PendingTool is a tool call that waits for the user's decision.
+type PendingTool struct {
+	ToolName   string          `json:"tool_name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	ToolCallID string          `json:"tool_call_id"`
+}
+
+// An ApprovalRequiredResponse pauses a turn until POST /chat/approve.
+type ApprovalRequiredResponse struct {
+	ApprovalRequired bool          `json:"approval_required"`
+	SessionID        string        `json:"session_id"`
+	ToolsPending     []PendingTool `json:"tools_pending"`
+	Message          string        `json:"message"`
+}
+
+// A TurnReply decodes either answer of POST /chat and POST /chat/approve;
+// ApprovalRequired tells which fields are set.
+type TurnReply struct {
+	ApprovalRequired bool          `json:"approval_required"`
+	SessionID        string        `json:"session_id"`
+	ToolsPending     []PendingTool `json:"tools_pending,omitempty"`
+	Message          string        `json:"message,omitempty"`
+	Response         string        `json:"response"`
+	ToolsUsed        []ToolUse     `json:"tools_used,omitempty"`
+	Validation       Validation    `json:"validation"`
+	TraceID          string        `json:"trace_id,omitempty"`
+}
+
+// A Decision is the user's answer for one pending tool call.
+type Decision struct {
+	ToolCallID string `json:"tool_call_id"`
+	Approved   bool   `json:"approved"`
+	Feedback   string `json:"feedback,omitempty"`
+}
+
+// An ApproveRequest is the body of POST /chat/approve.
+type ApproveRequest struct {
+	SessionID string     `json:"session_id"`
+	Decisions []Decision `json:"decisions"`
+}
+
+// Health is the answer of GET /health.
+type Health struct {
+	Status  string `json:"status"`
+	Version string `json:"version"`
+	Model   string `json:"model"`
+}
+
+// A SessionSummary is one row of GET /sessions.
+type SessionSummary struct {
+	SessionID       string    `json:"session_id"`
+	Title           string    `json:"title"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+	PendingApproval bool      `json:"pending_approval"`
+}
+
+// A Message is one stored message of a session, as GET /sessions/{id} shows it.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// A ToolCall is a call the assistant asked for, with its raw JSON arguments.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// A SessionDetail is the answer of GET /sessions/{id}.
+type SessionDetail struct {
+	SessionID    string        `json:"session_id"`
+	Messages     []Message     `json:"messages"`
+	ToolsPending []PendingTool `json:"tools_pending"`
+}
+
+// An Execution is one record of the execution ledger (GET /executions/{id}).
+type Execution struct {
+	ExecutionID string          `json:"execution_id"`
+	ToolName    string          `json:"tool_name"`
+	Arguments   json.RawMessage `json:"arguments"`
+	SessionID   string          `json:"session_id"`
+	StartedAt   time.Time       `json:"started_at"`
+	DurationMS  int64           `json:"duration_ms"`
+	Completed   bool            `json:"completed"`
+	Error       string          `json:"error"`
+}
+
+// Kinds of a TraceCall.
+const (
+	CallModel = "model" // one round of the model
+	CallTool  = "tool"  // one tool call under a model round
+)
+
+// A TraceCall is one node of a call chain: a model round or a tool call under it.
+type TraceCall struct {
+	CallID      string          `json:"call_id"`
+	ParentID    string          `json:"parent_id"`
+	Kind        string          `json:"kind"`
+	ToolName    string          `json:"tool_name"`
+	ExecutionID string          `json:"execution_id"`
+	Arguments   json.RawMessage `json:"arguments"`
+	StartedAt   time.Time       `json:"started_at"`
+	DurationMS  int64           `json:"duration_ms"`
+	Success     bool            `json:"success"`
+	Error       string          `json:"error"`
+	Result      string          `json:"result,omitempty"`
+}
+
+// A Trace is the call chain of one user turn (GET /traces/{id}).
+type Trace struct {
+	TraceID    string      `json:"trace_id"`
+	SessionID  string      `json:"session_id"`
+	StartedAt  time.Time   `json:"started_at"`
+	DurationMS int64       `json:"duration_ms"`
+	Success    bool        `json:"success"`
+	Calls      []TraceCall `json:"calls"`
+}
+
+// A SafetyUpdate is the body of PUT /config/safety.
+type SafetyUpdate struct {
+	Preset                 string   `json:"preset"`
+	ApprovalMode           *bool    `json:"approval_mode,omitempty"`
+	ToolsRequiringApproval []string `json:"tools_requiring_approval,omitempty"`
+}
+
+// ErrorBody is the shape of every error answer.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail names an error with a stable code and a sentence for people.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Error codes of the API. The server maps its sentinel errors to these and to
+// statuses in one place (server/errors.go); the client maps them back.
+const (
+	CodeInvalidRequest    = "invalid_request"
+	CodeBodyTooLarge      = "body_too_large"
+	CodeUnauthorized      = "unauthorized"
+	CodeNotFound          = "not_found"
+	CodeSessionNotFound   = "session_not_found"
+	CodeApprovalPending   = "approval_pending"
+	CodeNoPendingApproval = "no_pending_approval"
+	CodeInvalidDecisions  = "invalid_decisions"
+	CodeInvalidConfig     = "invalid_config"
+	CodeModelError        = "model_error"
+	CodeInternal          = "internal_error"
+)

@@ -1,0 +1,52 @@
+// Package llm is how AI Lab talks to a model: a small Provider interface with
+// provider-neutral message types, an OpenAI-compatible implementation, and the
+// offline demo model. It must never import server/ or tools/: tools reach it only as
+// ToolSpecs, and the tool loop lives in server/.
+package llm
+
+import "context"
+
+// Roles of a Message.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// A ToolCall is one native tool call the model asked for.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"` // raw JSON text as the model wrote it
+}
+
+// A Message is one chat message in provider-neutral form.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"` // set on RoleTool messages
+}
+
+// A ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"` // JSON Schema of the arguments object
+}
+
+// A Request is one round of the conversation sent to the model.
+type Request struct {
+	Messages []Message
+	Tools    []ToolSpec
+}
+
+// A Provider answers one round: the assistant message, possibly with tool calls.
+type Provider interface {
+	// Complete sends the conversation and returns the assistant's message.
+	// Errors are *Error values whose Error() is one sentence a user can act on.
+	Complete(ctx context.Context, req Request) (Message, error)
+	// Model names the model, as /health shows it ("demo" for the demo model).
+	Model() string
+}
