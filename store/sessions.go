@@ -1,0 +1,208 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A Session is one conversation as the store knows it. Its title is set once, at
+// creation.
+type Session struct {
+	ID              string
+	Title           string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	PendingApproval bool // a turn waits for the user's decisions
+}
+
+// CreateSession adds an empty session; both of its times are at. Creating an id
+// that already exists is an error.
+func (s *Store) CreateSession(ctx context.Context, id, title string, at time.Time) error {
+	res, err := s.write.ExecContext(ctx,
+		`INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)
+		 ON CONFLICT (id) DO NOTHING`,
+		id, title, millis(at), millis(at))
+	if err != nil {
+		return fmt.Errorf("create session %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("create session %s: %w", id, err)
+	} else if n == 0 {
+		return fmt.Errorf("session %s already exists; pick a new session id", id)
+	}
+	return nil
+}
+
+// Session returns the session id, or an error wrapping ErrNotFound.
+func (s *Store) Session(ctx context.Context, id string) (Session, error) {
+	row := s.read.QueryRowContext(ctx,
+		`SELECT id, title, created_at, updated_at, pending IS NOT NULL FROM sessions WHERE id = ?`, id)
+	sess, err := scanSession(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("session %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	return sess, nil
+}
+
+// Sessions returns every session, the most recently updated first.
+func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT id, title, created_at, updated_at, pending IS NOT NULL FROM sessions
+		 ORDER BY updated_at DESC, id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	out := []Session{}
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+func scanSession(row interface{ Scan(...any) error }) (Session, error) {
+	var sess Session
+	var created, updated int64
+	if err := row.Scan(&sess.ID, &sess.Title, &created, &updated, &sess.PendingApproval); err != nil {
+		return Session{}, err
+	}
+	sess.CreatedAt, sess.UpdatedAt = fromMillis(created), fromMillis(updated)
+	return sess, nil
+}
+
+// DeleteSession removes a session with its messages and pending approval, or returns
+// an error wrapping ErrNotFound. Its ledger records and traces stay, for audit.
+func (s *Store) DeleteSession(ctx context.Context, id string) error {
+	res, err := s.write.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	} else if n == 0 {
+		return fmt.Errorf("session %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// Messages returns the session's messages in the order they were appended, or an
+// error wrapping ErrNotFound for an unknown session.
+func (s *Store) Messages(ctx context.Context, sessionID string) ([]json.RawMessage, error) {
+	// One read transaction, so an unknown session and an empty one are told apart
+	// from the same snapshot.
+	tx, err := s.read.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("read messages of session %s: %w", sessionID, err)
+	}
+	defer tx.Rollback()
+	var one int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read messages of session %s: %w", sessionID, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT body FROM messages WHERE session_id = ? ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("read messages of session %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := []json.RawMessage{}
+	for rows.Next() {
+		var body string
+		if err := rows.Scan(&body); err != nil {
+			return nil, fmt.Errorf("read messages of session %s: %w", sessionID, err)
+		}
+		out = append(out, json.RawMessage(body))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read messages of session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// Pending returns the session's pending-approval JSON as SaveTurn stored it, nil
+// when nothing is pending, or an error wrapping ErrNotFound for an unknown session.
+func (s *Store) Pending(ctx context.Context, sessionID string) (json.RawMessage, error) {
+	var pending sql.NullString
+	err := s.read.QueryRowContext(ctx, `SELECT pending FROM sessions WHERE id = ?`, sessionID).Scan(&pending)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read pending approval of session %s: %w", sessionID, err)
+	}
+	if !pending.Valid {
+		return nil, nil
+	}
+	return json.RawMessage(pending.String), nil
+}
+
+// SaveTurn appends messages to a session, sets its pending approval (nil or JSON
+// null clears it) and sets its updated_at to at, all in one transaction: after a
+// crash either all of it is stored or none. An unknown session is an error wrapping
+// ErrNotFound and stores nothing. Every message and the pending state must be valid
+// JSON, because a stored corrupt message would break every later read of the session.
+func (s *Store) SaveTurn(ctx context.Context, sessionID string, appended []json.RawMessage, pending json.RawMessage, at time.Time) error {
+	for i, m := range appended {
+		if !json.Valid(m) {
+			return fmt.Errorf("save turn of session %s: message %d is not valid JSON", sessionID, i)
+		}
+	}
+	var pendingText sql.NullString
+	if len(pending) > 0 && string(pending) != "null" {
+		if !json.Valid(pending) {
+			return fmt.Errorf("save turn of session %s: the pending approval is not valid JSON", sessionID)
+		}
+		pendingText = sql.NullString{String: string(pending), Valid: true}
+	}
+
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+	}
+	defer tx.Rollback()
+	// The session row is updated first: zero rows means an unknown session, and the
+	// rollback then leaves nothing behind.
+	res, err := tx.ExecContext(ctx, `UPDATE sessions SET pending = ?, updated_at = ? WHERE id = ?`,
+		pendingText, millis(at), sessionID)
+	if err != nil {
+		return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+	} else if n == 0 {
+		return fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+	}
+	if len(appended) > 0 {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages (session_id, body) VALUES (?, ?)`)
+		if err != nil {
+			return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+		}
+		defer stmt.Close()
+		for _, m := range appended {
+			if _, err := stmt.ExecContext(ctx, sessionID, string(m)); err != nil {
+				return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+// Package store keeps the durable state of ai-server in one SQLite file: sessions
+// with their messages and pending approvals, the execution ledger, and the call-chain
+// traces. It exists so that a server restarted between an approval request and the
+// user's decision still finishes the turn (CONTRACT section 4).
+//
+// The store never interprets what it keeps: messages and pending approvals are the
+// server's own JSON, kept byte for byte. It must never import the server, call the
+// network, or decide policy (who may see what, what a preset allows); it only stores
+// and finds.
+//
+// Conventions shared by every table:
+//   - Times are stored as INTEGER unix milliseconds in UTC and come back as UTC
+//     time.Time values truncated to the millisecond, the precision of execution ids.
+//   - Tool arguments are stored as JSON text. Empty or null arguments are stored and
+//     returned as {} so that every API answer carries an object; arguments that are
+//     not valid JSON (a model can send those) are kept as a JSON string holding the
+//     raw text, so nothing is lost and every answer stays valid JSON.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+// ErrNotFound means the session, execution or trace asked for is not in the store.
+// Errors returned for a missing record wrap it, so test with errors.Is.
+var ErrNotFound = errors.New("not found in the state database")
+
+// A Store is the SQLite state database. It is safe for concurrent use by many
+// goroutines.
+//
+// Writes go through a pool of exactly one connection, so writers of this process
+// queue in Go instead of racing for SQLite's write lock (which would surface as
+// "database is locked"); reads use a separate pool and, thanks to WAL mode, never
+// wait for writers.
+type Store struct {
+	write *sql.DB
+	read  *sql.DB
+}
+
+// busyTimeoutMS bounds how long a connection waits for a lock held by another
+// process on the same file (two servers pointed at one state_dir) before failing.
+const busyTimeoutMS = 5000
+
+// Open opens the state database at path, creating its parent directory (mode 0700)
+// and the file (mode 0600) when they do not exist, and brings its schema up to date.
+func Open(path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resolve the state database path %q: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the state directory %s: %w; check server.state_dir", filepath.Dir(abs), err)
+	}
+	// SQLite would create the file with the umask's mode; conversations are private,
+	// so create it first with 0600 (SQLite gives the -wal and -shm files the same mode).
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the state database %s: %w; check server.state_dir", abs, err)
+	}
+	f.Close()
+
+	// synchronous=NORMAL is durable against a killed process in WAL mode (only a power
+	// loss can drop the last commits), and much faster than FULL.
+	write, err := sql.Open("sqlite", dsn(abs, url.Values{
+		"_pragma": {
+			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS),
+			"journal_mode(WAL)",
+			"synchronous(NORMAL)",
+			"foreign_keys(1)",
+		},
+		"_txlock": {"immediate"},
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	if err := migrate(context.Background(), write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("cannot prepare the state database %s: %w", abs, err)
+	}
+
+	read, err := sql.Open("sqlite", dsn(abs, url.Values{
+		"_pragma": {
+			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS),
+			"foreign_keys(1)",
+			"query_only(1)",
+		},
+	}))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
+	}
+	readers := max(4, runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(readers)
+	read.SetMaxIdleConns(readers)
+	if err := read.Ping(); err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
+	}
+	return &Store{write: write, read: read}, nil
+}
+
+// dsn builds a file: URI so that any byte of the path ('?', '#', '%') is escaped
+// instead of being taken for the start of the driver's parameters.
+func dsn(abs string, params url.Values) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: params.Encode()}
+	return u.String()
+}
+
+// Close closes the database; pending writes have already been committed, so a
+// Close after the last call loses nothing.
+func (s *Store) Close() error {
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// migrations are the schema steps in order; PRAGMA user_version counts how many a
+// database has applied. Append new steps, never edit a released one.
+var migrations = []string{
+	// 1: sessions, messages, pending approvals, the execution ledger and traces.
+	`
+CREATE TABLE sessions (
+	id         TEXT PRIMARY KEY,
+	title      TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,
+	pending    TEXT -- the server's pending-approval JSON; NULL when nothing waits
+);
+CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, id DESC);
+
+CREATE TABLE messages (
+	id         INTEGER PRIMARY KEY, -- grows with every append, so it is the append order
+	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	body       TEXT NOT NULL
+);
+CREATE INDEX messages_by_session ON messages (session_id, id);
+
+-- No foreign key to sessions: the ledger and traces outlive a deleted session (audit).
+CREATE TABLE executions (
+	execution_id TEXT PRIMARY KEY,
+	tool_name    TEXT NOT NULL,
+	arguments    TEXT NOT NULL,
+	session_id   TEXT NOT NULL,
+	started_at   INTEGER NOT NULL,
+	duration_ms  INTEGER NOT NULL,
+	completed    INTEGER NOT NULL,
+	error        TEXT NOT NULL
+);
+CREATE INDEX executions_by_session ON executions (session_id, started_at);
+
+CREATE TABLE traces (
+	trace_id    TEXT PRIMARY KEY,
+	session_id  TEXT NOT NULL,
+	started_at  INTEGER NOT NULL,
+	duration_ms INTEGER NOT NULL,
+	success     INTEGER NOT NULL
+);
+CREATE INDEX traces_by_started ON traces (started_at DESC, trace_id DESC);
+CREATE INDEX traces_by_duration ON traces (duration_ms, started_at);
+CREATE INDEX traces_by_success ON traces (success, started_at DESC);
+CREATE INDEX traces_by_session ON traces (session_id, started_at);
+
+CREATE TABLE trace_calls (
+	trace_id     TEXT NOT NULL REFERENCES traces (trace_id) ON DELETE CASCADE,
+	seq          INTEGER NOT NULL, -- call order within the chain
+	call_id      TEXT NOT NULL,
+	parent_id    TEXT NOT NULL,
+	kind         TEXT NOT NULL,
+	tool_name    TEXT NOT NULL,
+	execution_id TEXT NOT NULL,
+	arguments    TEXT NOT NULL,
+	started_at   INTEGER NOT NULL,
+	duration_ms  INTEGER NOT NULL,
+	success      INTEGER NOT NULL,
+	error        TEXT NOT NULL,
+	result       TEXT NOT NULL,
+	PRIMARY KEY (trace_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX trace_calls_by_tool ON trace_calls (tool_name, trace_id);
+`,
+}
+
+// migrate applies the migrations a database has not seen yet, each in its own
+// transaction together with the user_version bump, so a crash never leaves a
+// half-applied step behind.
+func migrate(ctx context.Context, db *sql.DB) error {
+	for {
+		done, err := migrateOne(ctx, db)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+func migrateOne(ctx context.Context, db *sql.DB) (done bool, err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return false, err
+	}
+	switch {
+	case version > len(migrations):
+		return false, fmt.Errorf("its schema version is %d but this ai-server knows only up to %d; run a newer ai-server or point server.state_dir elsewhere", version, len(migrations))
+	case version == len(migrations):
+		return true, nil
+	}
+	if _, err := tx.ExecContext(ctx, migrations[version]); err != nil {
+		return false, fmt.Errorf("schema step %d: %w", version+1, err)
+	}
+	// PRAGMA takes no bound parameters; version is our own integer.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version+1)); err != nil {
+		return false, err
+	}
+	return false, tx.Commit()
+}
+
+// millis is how a time is stored.
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMillis is how a stored time comes back.
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -1,0 +1,240 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ailab/ai-lab/api"
+)
+
+// Bounds of TraceFilter.Limit.
+const (
+	DefaultTraceLimit = 50
+	MaxTraceLimit     = 500
+)
+
+// A TraceFilter selects call chains for Traces. Zero fields do not filter.
+type TraceFilter struct {
+	Tool        string        // chains with at least one call of this tool
+	Since       time.Time     // chains started at or after Since
+	Until       time.Time     // chains started before Until
+	MinDuration time.Duration // chains that lasted at least this long
+	FailedOnly  bool          // chains that did not succeed
+	Limit       int           // at most this many chains: DefaultTraceLimit when <= 0, clamped to MaxTraceLimit
+}
+
+// SaveTrace inserts a call chain or replaces the one with the same trace id, calls
+// included: a chain spans a /chat and its /chat/approve continuations, so it is saved
+// again as it grows.
+func (s *Store) SaveTrace(ctx context.Context, t api.Trace) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
+	}
+	defer tx.Rollback()
+	// An upsert rather than INSERT OR REPLACE: REPLACE deletes the row first, which
+	// would fire the cascade for calls in a way that depends on trigger settings.
+	if _, err := tx.ExecContext(ctx, `
+INSERT INTO traces (trace_id, session_id, started_at, duration_ms, success) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (trace_id) DO UPDATE SET
+	session_id = excluded.session_id, started_at = excluded.started_at,
+	duration_ms = excluded.duration_ms, success = excluded.success`,
+		t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success); err != nil {
+		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM trace_calls WHERE trace_id = ?`, t.TraceID); err != nil {
+		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
+	}
+	if len(t.Calls) > 0 {
+		stmt, err := tx.PrepareContext(ctx, `
+INSERT INTO trace_calls (trace_id, seq, call_id, parent_id, kind, tool_name, execution_id, arguments,
+	started_at, duration_ms, success, error, result)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return fmt.Errorf("save trace %s: %w", t.TraceID, err)
+		}
+		defer stmt.Close()
+		for i, c := range t.Calls {
+			if _, err := stmt.ExecContext(ctx, t.TraceID, i, c.CallID, c.ParentID, c.Kind, c.ToolName,
+				c.ExecutionID, argumentsText(c.Arguments), millis(c.StartedAt), c.DurationMS,
+				c.Success, c.Error, c.Result); err != nil {
+				return fmt.Errorf("save trace %s: call %s: %w", t.TraceID, c.CallID, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
+	}
+	return nil
+}
+
+const traceColumns = `trace_id, session_id, started_at, duration_ms, success`
+
+// Trace returns one call chain with its calls in call order, or an error wrapping
+// ErrNotFound.
+func (s *Store) Trace(ctx context.Context, id string) (api.Trace, error) {
+	tx, err := s.read.BeginTx(ctx, nil)
+	if err != nil {
+		return api.Trace{}, fmt.Errorf("read trace %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	t, err := scanTrace(tx.QueryRowContext(ctx, `SELECT `+traceColumns+` FROM traces WHERE trace_id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return api.Trace{}, fmt.Errorf("trace %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return api.Trace{}, fmt.Errorf("read trace %s: %w", id, err)
+	}
+	chains := []api.Trace{t}
+	if err := loadCalls(ctx, tx, chains); err != nil {
+		return api.Trace{}, fmt.Errorf("read trace %s: %w", id, err)
+	}
+	return chains[0], nil
+}
+
+// Traces returns the call chains that match every set field of f, with their calls,
+// the most recently started first.
+func (s *Store) Traces(ctx context.Context, f TraceFilter) ([]api.Trace, error) {
+	var where []string
+	var args []any
+	if f.Tool != "" {
+		where = append(where, `trace_id IN (SELECT trace_id FROM trace_calls WHERE tool_name = ?)`)
+		args = append(args, f.Tool)
+	}
+	if !f.Since.IsZero() {
+		where = append(where, `started_at >= ?`)
+		args = append(args, millis(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where = append(where, `started_at < ?`)
+		args = append(args, millis(f.Until))
+	}
+	if f.MinDuration > 0 {
+		// Durations are whole milliseconds, so round the bound up: 1.5ms admits 2ms, not 1ms.
+		where = append(where, `duration_ms >= ?`)
+		args = append(args, (f.MinDuration+time.Millisecond-1)/time.Millisecond)
+	}
+	if f.FailedOnly {
+		where = append(where, `success = 0`)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultTraceLimit
+	}
+	limit = min(limit, MaxTraceLimit)
+	args = append(args, limit)
+
+	query := `SELECT ` + traceColumns + ` FROM traces`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	query += ` ORDER BY started_at DESC, trace_id DESC LIMIT ?`
+
+	tx, err := s.read.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list traces: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list traces: %w", err)
+	}
+	chains := []api.Trace{}
+	for rows.Next() {
+		t, err := scanTrace(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list traces: %w", err)
+		}
+		chains = append(chains, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list traces: %w", err)
+	}
+	if err := loadCalls(ctx, tx, chains); err != nil {
+		return nil, fmt.Errorf("list traces: %w", err)
+	}
+	return chains, nil
+}
+
+func scanTrace(row interface{ Scan(...any) error }) (api.Trace, error) {
+	var t api.Trace
+	var started int64
+	if err := row.Scan(&t.TraceID, &t.SessionID, &started, &t.DurationMS, &t.Success); err != nil {
+		return api.Trace{}, err
+	}
+	t.StartedAt = fromMillis(started)
+	t.Calls = []api.TraceCall{}
+	return t, nil
+}
+
+// loadCalls fills the calls of chains with one query, in call order.
+func loadCalls(ctx context.Context, tx *sql.Tx, chains []api.Trace) error {
+	if len(chains) == 0 {
+		return nil
+	}
+	index := make(map[string]int, len(chains))
+	args := make([]any, len(chains))
+	for i, t := range chains {
+		index[t.TraceID] = i
+		args[i] = t.TraceID
+	}
+	// At most MaxTraceLimit placeholders, far below SQLite's limit on bound variables.
+	rows, err := tx.QueryContext(ctx, `
+SELECT trace_id, call_id, parent_id, kind, tool_name, execution_id, arguments,
+	started_at, duration_ms, success, error, result
+FROM trace_calls WHERE trace_id IN (?`+strings.Repeat(`, ?`, len(chains)-1)+`)
+ORDER BY trace_id, seq`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var traceID, arguments string
+		var started int64
+		var c api.TraceCall
+		if err := rows.Scan(&traceID, &c.CallID, &c.ParentID, &c.Kind, &c.ToolName, &c.ExecutionID,
+			&arguments, &started, &c.DurationMS, &c.Success, &c.Error, &c.Result); err != nil {
+			return err
+		}
+		c.Arguments = json.RawMessage(arguments)
+		c.StartedAt = fromMillis(started)
+		i := index[traceID]
+		chains[i].Calls = append(chains[i].Calls, c)
+	}
+	return rows.Err()
+}
+
+// PruneTraces deletes the chains started before olderThan and those beyond the
+// newest keep, with their calls, and reports how many chains went. A zero olderThan
+// keeps chains of any age; keep <= 0 keeps any number.
+func (s *Store) PruneTraces(ctx context.Context, olderThan time.Time, keep int) (int, error) {
+	var where []string
+	var args []any
+	if !olderThan.IsZero() {
+		where = append(where, `started_at < ?`)
+		args = append(args, millis(olderThan))
+	}
+	if keep > 0 {
+		where = append(where, `trace_id IN (SELECT trace_id FROM traces ORDER BY started_at DESC, trace_id DESC LIMIT -1 OFFSET ?)`)
+		args = append(args, keep)
+	}
+	if len(where) == 0 {
+		return 0, nil
+	}
+	res, err := s.write.ExecContext(ctx, `DELETE FROM traces WHERE `+strings.Join(where, ` OR `), args...)
+	if err != nil {
+		return 0, fmt.Errorf("prune traces: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("prune traces: %w", err)
+	}
+	return int(n), nil
+}
