@@ -1,0 +1,284 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ailab/ai-lab/llm"
+)
+
+// A Server is a scripted OpenAI-compatible HTTP server on loopback. Each
+// POST /v1/chat/completions consumes the next Step of its script; GET /v1/models
+// lists one model. A request beyond the script is answered 500 and fails the test.
+type Server struct {
+	t       testing.TB
+	srv     *httptest.Server
+	stalled chan struct{}
+
+	mu       sync.Mutex
+	steps    []Step
+	next     int
+	requests []Request
+}
+
+// NewServer starts a Server playing steps; it is closed when the test ends.
+func NewServer(t testing.TB, steps ...Step) *Server {
+	t.Helper()
+	s := &Server{t: t, steps: steps, stalled: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.complete)
+	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("llmtest: no route for %s %s", r.Method, r.URL.Path))
+	})
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// URL is the base URL to configure as llm.base_url, e.g. http://127.0.0.1:PORT/v1.
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Close releases stalled requests and shuts the server down. It is safe to call twice.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.stalled:
+	default:
+		close(s.stalled)
+	}
+	s.mu.Unlock()
+	s.srv.Close()
+}
+
+// Requests returns a copy of every chat completion request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Add appends steps to the script.
+func (s *Server) Add(steps ...Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.steps = append(s.steps, steps...)
+}
+
+// Remaining reports how many steps of the script have not been played.
+func (s *Server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.steps) - s.next
+}
+
+func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "llmtest: cannot read body: "+err.Error())
+		return
+	}
+	req, err := DecodeRequest(raw)
+	if err != nil {
+		s.t.Errorf("llmtest: request is not valid chat completions JSON: %v", err)
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	req.Authorization = r.Header.Get("Authorization")
+
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	n := len(s.requests)
+	var step Step
+	exhausted := s.next >= len(s.steps)
+	if !exhausted {
+		step = s.steps[s.next]
+		s.next++
+	}
+	total := len(s.steps)
+	s.mu.Unlock()
+
+	if exhausted {
+		msg := fmt.Sprintf("llmtest: script exhausted: request %d arrived but the script has only %d steps", n, total)
+		s.t.Errorf("%s (last user message %q)", msg, req.LastUser())
+		writeError(w, http.StatusInternalServerError, msg)
+		return
+	}
+	step, err = step.resolve(req)
+	if err != nil {
+		s.t.Errorf("%v", err)
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if !s.wait(r, step) {
+		return
+	}
+	if step.reply == nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(step.status)
+		_, _ = io.WriteString(w, step.body)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(EncodeReply(req.Model, n, *step.reply))
+}
+
+// wait plays a step's delay or stall; false means the client or server gave up.
+func (s *Server) wait(r *http.Request, step Step) bool {
+	if step.stall {
+		select {
+		case <-r.Context().Done():
+		case <-s.stalled:
+		}
+		return false
+	}
+	if step.delay > 0 {
+		t := time.NewTimer(step.delay)
+		defer t.Stop()
+		select {
+		case <-r.Context().Done():
+			return false
+		case <-s.stalled:
+			return false
+		case <-t.C:
+		}
+	}
+	return true
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	model := "llmtest"
+	s.mu.Lock()
+	if len(s.requests) > 0 && s.requests[len(s.requests)-1].Model != "" {
+		model = s.requests[len(s.requests)-1].Model
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"object": "list",
+		"data":   []any{map[string]any{"id": model, "object": "model", "created": 0, "owned_by": "llmtest"}},
+	})
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "llmtest_error"}})
+}
+
+// The OpenAI wire types, only as far as AI Lab uses them. Hand-written because the
+// SDK's types are client-side (params out, responses in) and this is the server side.
+type wireRequest struct {
+	Model    string        `json:"model"`
+	Messages []wireMessage `json:"messages"`
+	Tools    []wireTool    `json:"tools"`
+}
+
+type wireMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content,omitempty"`
+	ToolCalls  []wireToolCall  `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+}
+
+type wireToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type wireTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		Parameters  map[string]any `json:"parameters"`
+	} `json:"function"`
+}
+
+// DecodeRequest decodes a chat completions request body. Message content may be a
+// string, null, or an array of content parts (their text parts are joined).
+func DecodeRequest(raw []byte) (Request, error) {
+	var w wireRequest
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return Request{}, fmt.Errorf("llmtest: decode chat completions request: %w", err)
+	}
+	req := Request{Model: w.Model, Raw: raw}
+	for i, m := range w.Messages {
+		content, err := decodeContent(m.Content)
+		if err != nil {
+			return Request{}, fmt.Errorf("llmtest: message %d: %w", i, err)
+		}
+		msg := llm.Message{Role: m.Role, Content: content, ToolCallID: m.ToolCallID}
+		for _, c := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+		}
+		req.Messages = append(req.Messages, msg)
+	}
+	for _, t := range w.Tools {
+		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
+	}
+	return req, nil
+}
+
+func decodeContent(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("content is neither a string nor content parts: %w", err)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// EncodeReply returns the chat completion response body (as a JSON-ready value)
+// for msg; n numbers the completion id.
+func EncodeReply(model string, n int, msg llm.Message) map[string]any {
+	message := map[string]any{"role": "assistant", "content": msg.Content}
+	finish := "stop"
+	if len(msg.ToolCalls) > 0 {
+		finish = "tool_calls"
+		if msg.Content == "" {
+			message["content"] = nil
+		}
+		calls := make([]any, len(msg.ToolCalls))
+		for i, c := range msg.ToolCalls {
+			calls[i] = map[string]any{
+				"id":       c.ID,
+				"type":     "function",
+				"function": map[string]any{"name": c.Name, "arguments": c.Arguments},
+			}
+		}
+		message["tool_calls"] = calls
+	}
+	return map[string]any{
+		"id":      fmt.Sprintf("chatcmpl-llmtest-%d", n),
+		"object":  "chat.completion",
+		"created": 1763769600,
+		"model":   model,
+		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+	}
+}

@@ -1,0 +1,440 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// Defaults used when OpenAIOptions leaves a field zero.
+const (
+	DefaultTimeout   = 2 * time.Minute
+	DefaultKeyEnvVar = "OPENAI_API_KEY"
+	// DefaultMaxRetries is a sensible llm.max_retries for config defaults; a zero
+	// OpenAIOptions.MaxRetries means no retries, not this value.
+	DefaultMaxRetries = 2
+)
+
+// maxRetryAfter caps a server's Retry-After so a rate-limited turn never hangs for minutes.
+const maxRetryAfter = 30 * time.Second
+
+// OpenAIOptions configures NewOpenAI.
+type OpenAIOptions struct {
+	// BaseURL is the API root, e.g. http://127.0.0.1:11434/v1 (llm.base_url).
+	BaseURL string
+	// Model is the model name sent with every request (llm.model).
+	Model string
+	// APIKey may be empty for local servers; a placeholder is then sent.
+	APIKey string
+	// KeyEnvVar names where the key comes from, only for error sentences
+	// ("check OPENAI_API_KEY"); empty means DefaultKeyEnvVar.
+	KeyEnvVar string
+	// Timeout bounds each attempt (llm.timeout); zero means DefaultTimeout.
+	Timeout time.Duration
+	// MaxRetries is how many times a transient failure (429, 5xx, connection
+	// reset) is retried after the first attempt; zero means none.
+	MaxRetries int
+	// Backoff returns the wait before retry n (1-based) when the server sent no
+	// Retry-After; nil means exponential from 500ms, capped at 8s. Tests pass a
+	// function returning 0.
+	Backoff func(retry int) time.Duration
+	// HTTPClient replaces the SDK's default client when set.
+	HTTPClient *http.Client
+}
+
+// OpenAI is a Provider speaking the OpenAI-compatible chat completions API with
+// native tool calling (Ollama, llama.cpp, vLLM, LM Studio, OpenAI).
+type OpenAI struct {
+	opts   OpenAIOptions
+	client openai.Client
+}
+
+var _ Provider = (*OpenAI)(nil)
+
+// NewOpenAI returns a provider for opts. It does no I/O: an unreachable server
+// shows up as an *Error from the first Complete.
+func NewOpenAI(opts OpenAIOptions) *OpenAI {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.KeyEnvVar == "" {
+		opts.KeyEnvVar = DefaultKeyEnvVar
+	}
+	if opts.MaxRetries < 0 {
+		opts.MaxRetries = 0
+	}
+	if opts.Backoff == nil {
+		opts.Backoff = exponentialBackoff
+	}
+	key := opts.APIKey
+	if key == "" {
+		// Local servers ignore the key, but the SDK always sends a bearer header.
+		key = "not-needed"
+	}
+	reqOpts := []option.RequestOption{
+		option.WithBaseURL(opts.BaseURL),
+		option.WithAPIKey(key),
+		// Retries are ours so that backoff is injectable and errors are classified once.
+		option.WithMaxRetries(0),
+	}
+	if opts.HTTPClient != nil {
+		reqOpts = append(reqOpts, option.WithHTTPClient(opts.HTTPClient))
+	}
+	return &OpenAI{opts: opts, client: openai.NewClient(reqOpts...)}
+}
+
+// Model returns the configured model name.
+func (p *OpenAI) Model() string { return p.opts.Model }
+
+func exponentialBackoff(retry int) time.Duration {
+	d := 500 * time.Millisecond
+	for i := 1; i < retry && d < 8*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 8*time.Second)
+}
+
+// Complete sends one round and returns the assistant message, retrying transient
+// failures up to MaxRetries times.
+func (p *OpenAI) Complete(ctx context.Context, req Request) (Message, error) {
+	params, err := toParams(p.opts.Model, req)
+	if err != nil {
+		return Message{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		msg, failure := p.attempt(ctx, params)
+		if failure == nil {
+			return msg, nil
+		}
+		if !failure.retryable || attempt >= p.opts.MaxRetries {
+			return Message{}, failure.err
+		}
+		wait := failure.retryAfter
+		if wait <= 0 {
+			wait = p.opts.Backoff(attempt + 1)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return Message{}, p.canceled(err)
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// A failure is one failed attempt, already turned into the user's sentence.
+type failure struct {
+	err        *Error
+	retryable  bool
+	retryAfter time.Duration
+}
+
+// httpAnswer is what the server said when it answered an error status; the SDK's
+// own error type loses the body when it is not OpenAI-shaped JSON, so a middleware
+// keeps it.
+type httpAnswer struct {
+	status     int
+	body       []byte
+	retryAfter time.Duration
+}
+
+// maxErrorBody bounds how much of an error body is kept for the sentence.
+const maxErrorBody = 64 << 10
+
+func (p *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewParams) (Message, *failure) {
+	actx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	defer cancel()
+	var answer *httpAnswer
+	keepErrorBody := option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(r)
+		if err != nil || res == nil || res.StatusCode < 400 {
+			return res, err
+		}
+		body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+		_ = res.Body.Close()
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		answer = &httpAnswer{status: res.StatusCode, body: body, retryAfter: parseRetryAfter(res.Header.Get("Retry-After"))}
+		return res, nil
+	})
+	completion, err := p.client.Chat.Completions.New(actx, params, keepErrorBody)
+	if err == nil {
+		msg, convErr := fromCompletion(completion)
+		if convErr != nil {
+			return Message{}, &failure{err: convErr}
+		}
+		return msg, nil
+	}
+	return Message{}, p.classify(ctx, actx, err, answer)
+}
+
+func parseRetryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && secs >= 0 {
+		return min(time.Duration(secs)*time.Second, maxRetryAfter)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return min(max(time.Until(t), 0), maxRetryAfter)
+	}
+	return 0
+}
+
+func (p *OpenAI) canceled(cause error) *Error {
+	return &Error{Kind: KindCanceled, Message: "the request to the model was canceled before it answered", Cause: cause}
+}
+
+// classify turns a failed attempt into the user's sentence and decides whether
+// it is worth retrying.
+func (p *OpenAI) classify(ctx, actx context.Context, err error, answer *httpAnswer) *failure {
+	if ctx.Err() != nil {
+		return &failure{err: p.canceled(err)}
+	}
+	if answer != nil {
+		return p.classifyStatus(err, answer)
+	}
+	if actx.Err() != nil || isTimeout(err) {
+		return &failure{err: &Error{
+			Kind:    KindTimeout,
+			Message: fmt.Sprintf("the model did not answer within %s (llm.timeout): raise llm.timeout or use a smaller model", p.opts.Timeout),
+			Cause:   err,
+		}}
+	}
+	reason, retryable := networkReason(err)
+	if reason == "" {
+		// A 2xx body the SDK could not decode lands here too.
+		return &failure{err: &Error{
+			Kind:    KindBadResponse,
+			Message: fmt.Sprintf("the model at %s gave an answer that is not an OpenAI-compatible chat completion: check llm.base_url", p.opts.BaseURL),
+			Cause:   err,
+		}}
+	}
+	return &failure{retryable: retryable, err: &Error{
+		Kind:    KindUnreachable,
+		Message: fmt.Sprintf("cannot reach the model at %s (%s): %s or set llm.base_url", p.opts.BaseURL, reason, p.startHint()),
+		Cause:   err,
+	}}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// networkReason names a transport failure in a few words and says whether a
+// retry may help. A refused connection is not retried: nothing is listening,
+// and the user should hear so at once.
+func networkReason(err error) (reason string, retryable bool) {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused", false
+	case errors.As(err, &dnsErr):
+		return "unknown host " + dnsErr.Name, false
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset", true
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed before an answer", true
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "no route to host", false
+	}
+	var opErr *net.OpError
+	var urlErr *url.Error
+	if errors.As(err, &opErr) || errors.As(err, &urlErr) {
+		return "network error", true
+	}
+	return "", false
+}
+
+// startHint tells the user what to start; Ollama's default port gets a name.
+func (p *OpenAI) startHint() string {
+	if u, err := url.Parse(p.opts.BaseURL); err == nil && u.Port() == "11434" {
+		return "start Ollama"
+	}
+	return "start the model server"
+}
+
+func (p *OpenAI) classifyStatus(err error, a *httpAnswer) *failure {
+	msg := serverMessage(a.body)
+	e := &Error{Kind: KindStatus, Status: a.status, Cause: err}
+	f := &failure{err: e}
+	switch {
+	case a.status == http.StatusUnauthorized || a.status == http.StatusForbidden:
+		e.Kind = KindAuth
+		e.Message = fmt.Sprintf("the model answered %d: check %s", a.status, p.opts.KeyEnvVar)
+	case looksLikeMissingModel(a.status, a.body, msg):
+		e.Kind = KindModelNotFound
+		e.Message = fmt.Sprintf("model %s not found at %s: %s or set llm.model", p.opts.Model, p.opts.BaseURL, p.pullHint())
+	case a.status == http.StatusNotFound:
+		e.Kind = KindEndpointNotFound
+		e.Message = fmt.Sprintf("the model server at %s has no chat completions endpoint (404): check llm.base_url (it usually ends in /v1)", p.opts.BaseURL)
+	default:
+		if msg == "" {
+			msg = http.StatusText(a.status)
+		}
+		e.Message = fmt.Sprintf("the model answered %d: %s", a.status, msg)
+		f.retryable = a.status == http.StatusTooManyRequests || a.status >= 500
+		f.retryAfter = a.retryAfter
+	}
+	return f
+}
+
+func (p *OpenAI) pullHint() string {
+	if u, err := url.Parse(p.opts.BaseURL); err == nil && u.Port() == "11434" {
+		return "pull it (ollama pull " + p.opts.Model + ")"
+	}
+	return "check the name"
+}
+
+// looksLikeMissingModel recognizes the ways servers say "no such model": OpenAI's
+// code model_not_found, Ollama's `model "x" not found`, vLLM's "does not exist".
+func looksLikeMissingModel(status int, body []byte, msg string) bool {
+	if status != http.StatusNotFound && status != http.StatusBadRequest {
+		return false
+	}
+	if bytes.Contains(body, []byte("model_not_found")) {
+		return true
+	}
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "model") && (strings.Contains(m, "not found") || strings.Contains(m, "does not exist"))
+}
+
+// serverMessage extracts a short single-line message from an error body:
+// {"error":{"message":...}}, {"error":"..."}, {"message":...} or plain text.
+func serverMessage(body []byte) string {
+	var shaped struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  string          `json:"detail"`
+	}
+	text := ""
+	if json.Unmarshal(body, &shaped) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(shaped.Error, &inner) == nil && inner.Message != "":
+			text = inner.Message
+		case json.Unmarshal(shaped.Error, &s) == nil && s != "":
+			text = s
+		case shaped.Message != "":
+			text = shaped.Message
+		case shaped.Detail != "":
+			text = shaped.Detail
+		}
+	} else {
+		text = string(body)
+	}
+	return shorten(strings.Join(strings.Fields(text), " "), 200)
+}
+
+// shorten cuts s to at most n runes, marking the cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// toParams converts a provider-neutral request to the SDK's parameters.
+func toParams(model string, req Request) (openai.ChatCompletionNewParams, error) {
+	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case RoleSystem:
+			params.Messages = append(params.Messages, openai.SystemMessage(m.Content))
+		case RoleUser:
+			params.Messages = append(params.Messages, openai.UserMessage(m.Content))
+		case RoleTool:
+			params.Messages = append(params.Messages, openai.ToolMessage(m.Content, m.ToolCallID))
+		case RoleAssistant:
+			var a openai.ChatCompletionAssistantMessageParam
+			// OpenAI rejects an empty string next to tool calls on some models; omit it instead.
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				a.Content.OfString = param.NewOpt(m.Content)
+			}
+			for _, c := range m.ToolCalls {
+				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID: c.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
+							Name:      c.Name,
+							Arguments: c.Arguments,
+						},
+					},
+				})
+			}
+			params.Messages = append(params.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		default:
+			return params, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("message %d has role %q, which the model API does not know", i, m.Role)}
+		}
+	}
+	for _, t := range req.Tools {
+		schema := t.Parameters
+		if schema == nil {
+			// Several local servers reject a function without a parameters object.
+			schema = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schema)}
+		if t.Description != "" {
+			def.Description = param.NewOpt(t.Description)
+		}
+		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(def))
+	}
+	return params, nil
+}
+
+// fromCompletion converts the SDK's reply to the provider-neutral assistant message.
+func fromCompletion(c *openai.ChatCompletion) (Message, *Error) {
+	if c == nil || len(c.Choices) == 0 {
+		return Message{}, &Error{Kind: KindBadResponse, Message: "the model answered with no choices: check that llm.base_url points to an OpenAI-compatible chat completions API"}
+	}
+	m := c.Choices[0].Message
+	out := Message{Role: RoleAssistant, Content: m.Content}
+	if out.Content == "" && m.Refusal != "" {
+		out.Content = m.Refusal
+	}
+	for i, tc := range m.ToolCalls {
+		if tc.Function.Name == "" {
+			continue // a custom (non-function) tool call; we never offer those
+		}
+		id := tc.ID
+		if id == "" {
+			// Some local servers omit ids; the tool message must still match its call.
+			id = fmt.Sprintf("call_%d", i+1)
+		}
+		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	if len(out.ToolCalls) == 0 && m.FunctionCall.Name != "" {
+		out.ToolCalls = []ToolCall{{ID: "call_1", Name: m.FunctionCall.Name, Arguments: m.FunctionCall.Arguments}}
+	}
+	return out, nil
+}
