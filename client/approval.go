@@ -1,0 +1,323 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ailab/ai-lab/api"
+)
+
+// A Batch is one ApprovalRequiredResponse being decided: the pending calls in the
+// model's order and the decisions made so far, in the same order. It is shared by
+// the TUI and the one-shot mode so both send the same /chat/approve.
+type Batch struct {
+	SessionID string
+	Message   string
+	Pending   []api.PendingTool
+	Decisions []api.Decision
+}
+
+// NewBatch starts deciding the calls of an approval_required reply.
+func NewBatch(r api.TurnReply) *Batch {
+	return &Batch{SessionID: r.SessionID, Message: r.Message, Pending: r.ToolsPending}
+}
+
+// Current is the index of the call waiting for a decision; it equals len(Pending) when done.
+func (b *Batch) Current() int { return len(b.Decisions) }
+
+// Done reports whether every pending call has a decision.
+func (b *Batch) Done() bool { return len(b.Decisions) >= len(b.Pending) }
+
+// Decide records the decision for the current call.
+func (b *Batch) Decide(approved bool, feedback string) {
+	if b.Done() {
+		return
+	}
+	b.Decisions = append(b.Decisions, api.Decision{ToolCallID: b.Pending[b.Current()].ToolCallID, Approved: approved, Feedback: feedback})
+}
+
+// DecideRest records the same decision for the current call and all after it.
+func (b *Batch) DecideRest(approved bool) {
+	for !b.Done() {
+		b.Decide(approved, "")
+	}
+}
+
+// Summary is one line per decision, for the conversation: "✓ approved write_file(...)".
+func (b *Batch) Summary(width int) []string {
+	var out []string
+	for i, d := range b.Decisions {
+		mark, verb := "✓", "approved"
+		if !d.Approved {
+			mark, verb = "⊘", "denied"
+		}
+		line := fmt.Sprintf("%s %s %s", mark, verb, CallLabel(b.Pending[i]))
+		if d.Feedback != "" {
+			line += " — reason: " + Visible(d.Feedback)
+		}
+		out = append(out, cut(line, width))
+	}
+	return out
+}
+
+// Visible returns s with every control, invisible, bidi or non-ASCII space character
+// replaced by its escape (\x1b, \u200b, \u202e, \n ...), so text shown to the user
+// cannot hide or disguise what a tool call will do. Invalid UTF-8 bytes become \xNN.
+func Visible(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r)):
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// visibleJSON is Visible for JSON text: newlines and indentation stay, because
+// json.Indent made them and a JSON string cannot hold a raw newline.
+func visibleJSON(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Visible(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// PrettyArgs returns the arguments exactly as sent, indented, with invisible
+// characters made visible. Text that is not JSON is shown escaped as it is.
+func PrettyArgs(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "{}"
+	}
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return Visible(string(raw))
+	}
+	return visibleJSON(buf.String())
+}
+
+// ShortArgs renders top-level object arguments as "key=value, key=value" in the
+// order sent, strings unquoted but made visible; anything else is compact JSON.
+func ShortArgs(raw json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) != nil {
+			return Visible(string(raw))
+		}
+		return Visible(buf.String())
+	}
+	var parts []string
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			break
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			parts = append(parts, Visible(fmt.Sprint(kt))+"="+Visible(s))
+			continue
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, v) != nil {
+			buf.Reset()
+			buf.Write(v)
+		}
+		parts = append(parts, Visible(fmt.Sprint(kt))+"="+Visible(buf.String()))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CallLabel is "tool(key=value, ...)".
+func CallLabel(p api.PendingTool) string {
+	return Visible(p.ToolName) + "(" + ShortArgs(p.Arguments) + ")"
+}
+
+// cut shortens s to width cells with a trailing …; width <= 0 means no limit.
+func cut(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// TableStyle holds the styles of the approval screen; build it from the renderer
+// that draws the screen so NO_COLOR and tests get plain text.
+type TableStyle struct {
+	Title   lipgloss.Style // "⚠ Tool Approval Required"
+	Border  lipgloss.Style
+	Header  lipgloss.Style
+	Current lipgloss.Style // the row being decided
+	Cell    lipgloss.Style
+	Prompt  lipgloss.Style
+}
+
+// NewTableStyle returns the approval screen styles for r (nil: lipgloss's default renderer).
+func NewTableStyle(r *lipgloss.Renderer) TableStyle {
+	if r == nil {
+		r = lipgloss.DefaultRenderer()
+	}
+	return TableStyle{
+		Title:   r.NewStyle().Bold(true).Foreground(lipgloss.Color("11")),
+		Border:  r.NewStyle().Foreground(lipgloss.Color("8")),
+		Header:  r.NewStyle().Bold(true),
+		Current: r.NewStyle().Bold(true).Reverse(true),
+		Cell:    r.NewStyle(),
+		Prompt:  r.NewStyle().Bold(true),
+	}
+}
+
+// ScreenOptions shape the approval screen.
+type ScreenOptions struct {
+	Width       int        // terminal columns the screen must fit; <= 0 means 80
+	MaxArgLines int        // lines of arguments per row before "…"; <= 0 means no limit
+	Style       TableStyle // from NewTableStyle
+}
+
+const tableTitle = "Tools Requesting Approval"
+
+// Screen draws the approval screen without its prompt line: heading, message and the
+// table of calls with the current one highlighted. Every line fits opt.Width: long
+// argument lines are cut with … rather than wrapped, so the table never breaks.
+func (b *Batch) Screen(opt ScreenOptions) string {
+	width := opt.Width
+	if width <= 0 {
+		width = 80
+	}
+	msg := b.Message
+	if msg == "" {
+		msg = fmt.Sprintf("The AI wants to use %d tool(s) that require your approval.", len(b.Pending))
+	}
+	var sb strings.Builder
+	sb.WriteString(opt.Style.Title.Render(cut("⚠ Tool Approval Required", width)))
+	sb.WriteString("\n")
+	sb.WriteString(cut(Visible(msg), width))
+	sb.WriteString("\n\n")
+	sb.WriteString(b.table(width, opt))
+	return sb.String()
+}
+
+func (b *Batch) table(width int, opt ScreenOptions) string {
+	// Tool cells carry a marker column so the current row shows without colour too.
+	toolW := len("Tool")
+	names := make([]string, len(b.Pending))
+	for i, p := range b.Pending {
+		mark := "  "
+		if i == b.Current() && len(b.Pending) > 1 {
+			mark = "▸ "
+		}
+		names[i] = mark + Visible(p.ToolName)
+		toolW = max(toolW, ansi.StringWidth(names[i]))
+	}
+	// Borders (3) and cell padding (1 left of the tool, 1 each side of the arguments).
+	argW := width - 3 - (toolW + 1) - 2
+	if argW < 8 {
+		argW = 8
+		toolW = max(4, width-3-1-2-argW)
+		for i := range names {
+			names[i] = cut(names[i], toolW)
+		}
+	}
+	rows := make([][]string, len(b.Pending))
+	for i, p := range b.Pending {
+		lines := strings.Split(PrettyArgs(p.Arguments), "\n")
+		if opt.MaxArgLines > 0 && len(lines) > opt.MaxArgLines {
+			more := len(lines) - opt.MaxArgLines + 1
+			lines = append(lines[:opt.MaxArgLines-1], fmt.Sprintf("… %d more lines (? shows all)", more))
+		}
+		for j, l := range lines {
+			lines[j] = cut(l, argW)
+		}
+		rows[i] = []string{names[i], strings.Join(lines, "\n")}
+	}
+	t := table.New().
+		Border(lipgloss.NormalBorder()).
+		BorderStyle(opt.Style.Border).
+		BorderRow(false).
+		Headers("Tool", "Arguments").
+		Rows(rows...).
+		Wrap(false).
+		StyleFunc(func(row, col int) lipgloss.Style {
+			s := opt.Style.Cell
+			if row == table.HeaderRow {
+				s = opt.Style.Header
+			} else if row == b.Current() {
+				s = opt.Style.Current
+			}
+			if col == 0 {
+				return s.PaddingLeft(1)
+			}
+			return s.Padding(0, 1)
+		})
+	body := t.String()
+	lines := strings.Split(body, "\n")
+	if len(lines) == 0 {
+		return body
+	}
+	w := ansi.StringWidth(lines[0])
+	// The title spans both columns, which lipgloss/table cannot do; draw it as a box
+	// on top and turn the table's top corners into T-junctions so the two join.
+	first := lines[0]
+	first = strings.Replace(first, "┌", "├", 1)
+	if i := strings.LastIndex(first, "┐"); i >= 0 {
+		first = first[:i] + "┤" + first[i+len("┐"):]
+	}
+	lines[0] = first
+	inner := w - 2
+	title := cut(" "+tableTitle, inner)
+	title += strings.Repeat(" ", max(0, inner-ansi.StringWidth(title)))
+	bs := opt.Style.Border
+	head := bs.Render("┌"+strings.Repeat("─", inner)+"┐") + "\n" +
+		bs.Render("│") + opt.Style.Header.Render(title) + bs.Render("│")
+	return head + "\n" + strings.Join(lines, "\n")
+}
+
+// Prompt is the question for the current call: "Approve tool(args)? [y/n/a/d] (y):",
+// with "(2 of 3)" in front when the batch has more than one call.
+func (b *Batch) Prompt(width int) string {
+	if b.Done() {
+		return ""
+	}
+	tail := "? [y/n/a/d] (y): "
+	head := ""
+	if len(b.Pending) > 1 {
+		head = "(" + strconv.Itoa(b.Current()+1) + " of " + strconv.Itoa(len(b.Pending)) + ") "
+	}
+	head += "Approve "
+	label := CallLabel(b.Pending[b.Current()])
+	if width > 0 {
+		label = cut(label, max(10, width-ansi.StringWidth(head)-ansi.StringWidth(tail)))
+	}
+	return head + label + tail
+}

@@ -1,0 +1,307 @@
+// Package client talks to ai-server over its HTTP API (CONTRACT section 4) for the
+// ai-client command: a typed Client, the token lookup, the approval table shared by the
+// TUI and the one-shot mode, and the one-shot mode itself. It speaks only HTTP with the
+// plain types of package api; it must never import server internals nor start a server.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+
+	"github.com/ailab/ai-lab/api"
+)
+
+// Sentinel errors for the API's error codes and for transport failures. Every error a
+// Client returns for an answered request wraps one of them, so callers use errors.Is.
+var (
+	// ErrUnreachable means no HTTP answer came back: the server is down or the URL is wrong.
+	ErrUnreachable = errors.New("ai-server unreachable")
+	// ErrUnauthorized means the server refused the bearer token (401).
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrInvalidRequest means the server could not accept the request body.
+	ErrInvalidRequest = errors.New("invalid request")
+	// ErrBodyTooLarge means the request body was over the server's limit.
+	ErrBodyTooLarge = errors.New("body too large")
+	// ErrNotFound means the path or the named record does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrSessionNotFound means the session id is unknown to the server.
+	ErrSessionNotFound = errors.New("session not found")
+	// ErrApprovalPending means the session waits for decisions before a new message.
+	ErrApprovalPending = errors.New("approval pending")
+	// ErrNoPendingApproval means /chat/approve was sent for a session with nothing pending.
+	ErrNoPendingApproval = errors.New("no pending approval")
+	// ErrInvalidDecisions means the decisions did not name exactly the pending calls.
+	ErrInvalidDecisions = errors.New("invalid decisions")
+	// ErrInvalidConfig means a safety or config change was refused.
+	ErrInvalidConfig = errors.New("invalid config")
+	// ErrModel means the LLM endpoint behind the server failed.
+	ErrModel = errors.New("model error")
+	// ErrServer means the server failed in a way it did not name more precisely.
+	ErrServer = errors.New("server error")
+)
+
+// sentinelFor maps an API error code back to its sentinel; the server does the
+// opposite mapping in one place too.
+func sentinelFor(code string, status int) error {
+	switch code {
+	case api.CodeUnauthorized:
+		return ErrUnauthorized
+	case api.CodeInvalidRequest:
+		return ErrInvalidRequest
+	case api.CodeBodyTooLarge:
+		return ErrBodyTooLarge
+	case api.CodeNotFound:
+		return ErrNotFound
+	case api.CodeSessionNotFound:
+		return ErrSessionNotFound
+	case api.CodeApprovalPending:
+		return ErrApprovalPending
+	case api.CodeNoPendingApproval:
+		return ErrNoPendingApproval
+	case api.CodeInvalidDecisions:
+		return ErrInvalidDecisions
+	case api.CodeInvalidConfig:
+		return ErrInvalidConfig
+	case api.CodeModelError:
+		return ErrModel
+	}
+	switch status {
+	case http.StatusUnauthorized:
+		return ErrUnauthorized
+	case http.StatusNotFound:
+		return ErrNotFound
+	case http.StatusBadRequest:
+		return ErrInvalidRequest
+	}
+	return ErrServer
+}
+
+// An APIError is an error answer of the server: the sentence it sent for people and
+// the sentinel its code maps to.
+type APIError struct {
+	Status  int    // HTTP status
+	Code    string // the contract's snake_case code, may be empty for non-JSON answers
+	Message string // the sentence shown to the user
+	kind    error
+}
+
+// Error returns the sentence for the user.
+func (e *APIError) Error() string { return e.Message }
+
+// Unwrap returns the sentinel the error code maps to.
+func (e *APIError) Unwrap() error { return e.kind }
+
+// A Client calls one ai-server. The zero value is not usable; call New.
+type Client struct {
+	baseURL string
+	token   string
+	hc      *http.Client
+	// TokenFile is where the token was (or would have been) found; it is named in the
+	// message of a 401 so the user knows what to fix.
+	TokenFile string
+}
+
+// New returns a Client for the server at baseURL (e.g. http://127.0.0.1:8080) that
+// sends token as bearer. A nil hc uses a client without an overall timeout, because a
+// chat turn may run as long as the model needs.
+func New(baseURL, token string, hc *http.Client) *Client {
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	return &Client{baseURL: strings.TrimRight(baseURL, "/"), token: token, hc: hc}
+}
+
+// BaseURL returns the server address the Client talks to.
+func (c *Client) BaseURL() string { return c.baseURL }
+
+// Chat sends one user message; an empty sessionID starts a new session.
+func (c *Client) Chat(ctx context.Context, message, sessionID string) (api.TurnReply, error) {
+	var r api.TurnReply
+	err := c.do(ctx, http.MethodPost, "/chat", api.ChatRequest{Message: message, SessionID: sessionID}, &r)
+	return r, err
+}
+
+// Approve sends the decisions for every pending call of a session in one request.
+func (c *Client) Approve(ctx context.Context, sessionID string, decisions []api.Decision) (api.TurnReply, error) {
+	var r api.TurnReply
+	err := c.do(ctx, http.MethodPost, "/chat/approve", api.ApproveRequest{SessionID: sessionID, Decisions: decisions}, &r)
+	return r, err
+}
+
+// Health asks GET /health, which needs no token.
+func (c *Client) Health(ctx context.Context) (api.Health, error) {
+	var h api.Health
+	err := c.do(ctx, http.MethodGet, "/health", nil, &h)
+	return h, err
+}
+
+// Sessions lists the sessions, newest first.
+func (c *Client) Sessions(ctx context.Context) ([]api.SessionSummary, error) {
+	var s []api.SessionSummary
+	err := c.do(ctx, http.MethodGet, "/sessions", nil, &s)
+	return s, err
+}
+
+// Session returns the messages and pending calls of one session.
+func (c *Client) Session(ctx context.Context, id string) (api.SessionDetail, error) {
+	var d api.SessionDetail
+	err := c.do(ctx, http.MethodGet, "/sessions/"+url.PathEscape(id), nil, &d)
+	return d, err
+}
+
+// DeleteSession removes a session.
+func (c *Client) DeleteSession(ctx context.Context, id string) error {
+	return c.do(ctx, http.MethodDelete, "/sessions/"+url.PathEscape(id), nil, nil)
+}
+
+// A Safety is the safety part of the effective config.
+type Safety struct {
+	Preset                 string   `json:"preset"`
+	ApprovalMode           bool     `json:"approval_mode"`
+	ToolsRequiringApproval []string `json:"tools_requiring_approval"`
+}
+
+// A Config is the effective server config as GET /config shows it: the safety part
+// decoded, everything else kept raw.
+type Config struct {
+	Safety Safety          `json:"safety"`
+	Raw    json.RawMessage `json:"-"`
+}
+
+// Config returns the effective config.
+func (c *Client) Config(ctx context.Context) (Config, error) {
+	var raw json.RawMessage
+	if err := c.do(ctx, http.MethodGet, "/config", nil, &raw); err != nil {
+		return Config{}, err
+	}
+	return decodeConfig(raw)
+}
+
+// SetSafety changes the safety preset (PUT /config/safety) and returns the new config.
+func (c *Client) SetSafety(ctx context.Context, u api.SafetyUpdate) (Config, error) {
+	var raw json.RawMessage
+	if err := c.do(ctx, http.MethodPut, "/config/safety", u, &raw); err != nil {
+		return Config{}, err
+	}
+	return decodeConfig(raw)
+}
+
+func decodeConfig(raw json.RawMessage) (Config, error) {
+	var cfg Config
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return Config{}, fmt.Errorf("the server sent a config this client cannot read (%v); check that ai-server and ai-client are the same version", err)
+	}
+	cfg.Raw = raw
+	return cfg, nil
+}
+
+// Trace returns the call chain of one turn.
+func (c *Client) Trace(ctx context.Context, traceID string) (api.Trace, error) {
+	var t api.Trace
+	err := c.do(ctx, http.MethodGet, "/traces/"+url.PathEscape(traceID), nil, &t)
+	return t, err
+}
+
+// maxAnswer bounds what is read of one answer, so a wrong URL pointing at something
+// that streams forever cannot exhaust memory.
+const maxAnswer = 64 << 20
+
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("encode %s %s: %w", method, path, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, body)
+	if err != nil {
+		return fmt.Errorf("the server URL %q is not valid (%v); pass --server http://HOST:PORT", c.baseURL, err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return c.transportError(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return c.transportError(err)
+	}
+	if resp.StatusCode >= 300 {
+		return c.answerError(resp.StatusCode, data)
+	}
+	if out == nil || len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%w: the answer of %s %s is not the expected JSON (%v); is %s really ai-server?", ErrServer, method, path, err, c.baseURL)
+	}
+	return nil
+}
+
+func (c *Client) transportError(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	reason := "no answer"
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		reason = "connection refused"
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		reason = "timed out"
+	case errors.As(err, &dnsErr):
+		reason = "unknown host " + dnsErr.Name
+	case errors.As(err, &opErr):
+		reason = opErr.Err.Error()
+	default:
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			reason = uerr.Err.Error()
+		}
+	}
+	return fmt.Errorf("%w: cannot reach ai-server at %s: %s; start it with `ai-server` or try `ai-client --demo`", ErrUnreachable, c.baseURL, reason)
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+func (c *Client) answerError(status int, data []byte) error {
+	var eb api.ErrorBody
+	e := &APIError{Status: status}
+	if json.Unmarshal(data, &eb) == nil && eb.Error.Message != "" {
+		e.Code, e.Message = eb.Error.Code, eb.Error.Message
+	} else {
+		e.Message = fmt.Sprintf("ai-server answered %d %s", status, http.StatusText(status))
+	}
+	e.kind = sentinelFor(e.Code, status)
+	if errors.Is(e.kind, ErrUnauthorized) {
+		where := "<state_dir>/token"
+		if c.TokenFile != "" {
+			where = c.TokenFile
+		}
+		e.Message = fmt.Sprintf("the server refused the token (%s); ai-server writes its token to %s: pass --token or set AILAB_TOKEN if it lives elsewhere",
+			strings.TrimRight(e.Message, "."), where)
+	}
+	return e
+}

@@ -1,0 +1,126 @@
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/ailab/ai-lab/api"
+)
+
+// Approval policies of the one-shot mode (--approve).
+const (
+	ApproveAsk  = "ask"  // print each batch and read y/n/a/d lines
+	ApproveAll  = "all"  // approve every call without asking
+	ApproveNone = "none" // deny every call without asking
+)
+
+// maxBatches bounds chained approvals in one turn so a misbehaving server cannot
+// keep a script waiting forever; the server's own max_tool_rounds is far lower.
+const maxBatches = 100
+
+// A Once is one run of `ai-client -p`: send one message, settle every approval the
+// way Approve says, print the final answer.
+type Once struct {
+	Message   string
+	SessionID string    // empty starts a new session
+	Approve   string    // ApproveAsk, ApproveAll or ApproveNone
+	JSON      bool      // print the final ChatResponse as JSON instead of its text
+	In        io.Reader // where ask reads decision lines
+	Out       io.Writer // the answer, and nothing else, so scripts can capture it
+	Prompt    io.Writer // the approval tables and questions of ask
+	Width     int       // columns for the tables; <= 0 means 80
+}
+
+// ErrInputEnded means stdin closed while ask still needed a decision.
+var ErrInputEnded = errors.New("stdin ended before every tool call was decided; answer y/n/a/d per call or pass --approve all or --approve none")
+
+// Run performs the turn against c.
+func (o Once) Run(ctx context.Context, c *Client) error {
+	switch o.Approve {
+	case ApproveAsk, ApproveAll, ApproveNone:
+	default:
+		return fmt.Errorf("--approve must be ask, all or none, not %q", o.Approve)
+	}
+	reply, err := c.Chat(ctx, o.Message, o.SessionID)
+	if err != nil {
+		return err
+	}
+	in := bufio.NewScanner(o.In)
+	for n := 0; reply.ApprovalRequired; n++ {
+		if n >= maxBatches {
+			return fmt.Errorf("the server asked for approval %d times in one turn; stopping (session %s)", n, reply.SessionID)
+		}
+		b := NewBatch(reply)
+		switch o.Approve {
+		case ApproveAll:
+			b.DecideRest(true)
+		case ApproveNone:
+			b.DecideRest(false)
+		default:
+			if err := o.ask(b, in); err != nil {
+				return err
+			}
+		}
+		if reply, err = c.Approve(ctx, b.SessionID, b.Decisions); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(api.ChatResponse{
+			SessionID: reply.SessionID, Response: reply.Response, ToolsUsed: reply.ToolsUsed,
+			Validation: reply.Validation, TraceID: reply.TraceID,
+		})
+	}
+	_, err = fmt.Fprintln(o.Out, strings.TrimRight(reply.Response, "\n"))
+	return err
+}
+
+// ask prints the batch as a plain table and reads one line per call: y, n, a, d or an
+// empty line for the default y; after n, one more line is the reason (empty: none).
+func (o Once) ask(b *Batch, in *bufio.Scanner) error {
+	w := o.Prompt
+	if w == nil {
+		w = io.Discard
+	}
+	plain := lipgloss.NewRenderer(w, termenv.WithProfile(termenv.Ascii))
+	fmt.Fprintln(w, b.Screen(ScreenOptions{Width: o.Width, Style: NewTableStyle(plain)}))
+	fmt.Fprintln(w)
+	for !b.Done() {
+		fmt.Fprint(w, b.Prompt(o.Width))
+		if !in.Scan() {
+			fmt.Fprintln(w)
+			return ErrInputEnded
+		}
+		switch strings.ToLower(strings.TrimSpace(in.Text())) {
+		case "", "y", "yes":
+			b.Decide(true, "")
+		case "n", "no":
+			fmt.Fprint(w, "Reason for the model (Enter skips): ")
+			reason := ""
+			if in.Scan() {
+				reason = strings.TrimSpace(in.Text())
+			}
+			b.Decide(false, reason)
+		case "a", "all":
+			b.DecideRest(true)
+		case "d", "deny":
+			b.DecideRest(false)
+		default:
+			fmt.Fprintln(w, "Answer y (approve), n (deny), a (approve all remaining) or d (deny all remaining).")
+		}
+	}
+	for _, l := range b.Summary(o.Width) {
+		fmt.Fprintln(w, l)
+	}
+	return nil
+}

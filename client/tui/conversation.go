@@ -1,0 +1,197 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/client"
+)
+
+type entryKind int
+
+const (
+	kindUser entryKind = iota
+	kindAssistant
+	kindNote     // help, notices, traces
+	kindDecision // what was approved and denied
+	kindError
+)
+
+// An entry is one block of the conversation with its rendering cached for one width,
+// so a keystroke or a new message never re-renders the history.
+type entry struct {
+	kind       entryKind
+	text       string
+	tools      []api.ToolUse
+	validation *api.Validation
+
+	cached      string
+	cachedWidth int
+}
+
+// conversation is the list of entries and the joined text the viewport shows. The
+// viewport only draws the lines on screen; the join is redone only when an entry is
+// added or the width changes, never on a keystroke.
+type conversation struct {
+	entries []entry
+	md      *markdown
+	st      *styles
+
+	joined      string
+	joinedWidth int
+	dirty       bool
+}
+
+func (c *conversation) add(e entry) {
+	c.entries = append(c.entries, e)
+	c.dirty = true
+}
+
+func (c *conversation) len() int { return len(c.entries) }
+
+func (c *conversation) render(width int) string {
+	if !c.dirty && c.joinedWidth == width {
+		return c.joined
+	}
+	parts := make([]string, len(c.entries))
+	for i := range c.entries {
+		e := &c.entries[i]
+		if e.cachedWidth != width || e.cached == "" {
+			e.cached = c.renderEntry(e, width)
+			e.cachedWidth = width
+		}
+		parts[i] = e.cached
+	}
+	c.joined = strings.Join(parts, "\n\n")
+	c.joinedWidth, c.dirty = width, false
+	return c.joined
+}
+
+func (c *conversation) renderEntry(e *entry, width int) string {
+	switch e.kind {
+	case kindUser:
+		return c.st.user.Render("You") + "\n" + ansi.Wrap(e.text, width, "")
+	case kindAssistant:
+		var sb strings.Builder
+		sb.WriteString(c.st.assistant.Render("AI"))
+		sb.WriteString("\n")
+		sb.WriteString(strings.Trim(c.md.render(e.text, width), "\n"))
+		for _, t := range e.tools {
+			sb.WriteString("\n")
+			sb.WriteString(c.st.dim.Render(cutw(toolLine(t), width)))
+		}
+		if e.validation != nil {
+			sb.WriteString("\n")
+			if e.validation.Valid {
+				sb.WriteString(c.st.ok.Render("verified"))
+			} else {
+				sb.WriteString(c.st.warn.Render(ansi.Wrap("⚠ unverified: "+strings.Join(e.validation.Issues, "; "), width, "")))
+			}
+		}
+		return sb.String()
+	case kindDecision:
+		return c.st.dim.Render(ansi.Wrap(e.text, width, ""))
+	case kindError:
+		return c.st.err.Render(ansi.Wrap("✗ "+e.text, width, ""))
+	default:
+		return ansi.Wrap(e.text, width, "")
+	}
+}
+
+// toolLine is the compact line under an answer for one tool run:
+// "✓ web_search query=go · 812ms · web_search_1763769600123_9f86d081".
+func toolLine(t api.ToolUse) string {
+	mark := "✓"
+	switch t.Status {
+	case api.StatusError:
+		mark = "✗"
+	case api.StatusDenied:
+		mark = "⊘"
+	}
+	parts := []string{mark + " " + client.Visible(t.ToolName) + " " + shortArgs(t.Arguments, 40)}
+	if t.Status == api.StatusDenied {
+		parts = append(parts, "denied")
+	} else {
+		parts = append(parts, fmt.Sprintf("%dms", t.DurationMS))
+	}
+	if t.ExecutionID != "" {
+		parts = append(parts, client.Visible(t.ExecutionID))
+	}
+	if t.Error != "" {
+		parts = append(parts, "error: "+client.Visible(t.Error))
+	}
+	return "  " + strings.Join(parts, " · ")
+}
+
+func shortArgs(raw []byte, n int) string {
+	return ansi.Truncate(client.ShortArgs(raw), n, "…")
+}
+
+// markdown renders answers with glamour, one renderer per width: building a renderer
+// parses a whole style sheet, so it is kept rather than made per message.
+type markdown struct {
+	style     string
+	profile   termenv.Profile
+	renderers map[int]*glamour.TermRenderer
+}
+
+func newMarkdown(p termenv.Profile) *markdown {
+	style := "dark"
+	if p == termenv.Ascii {
+		style = "notty" // plain text: no colour, no escape codes
+	}
+	return &markdown{style: style, profile: p, renderers: map[int]*glamour.TermRenderer{}}
+}
+
+func (md *markdown) render(text string, width int) string {
+	r, ok := md.renderers[width]
+	if !ok {
+		var err error
+		r, err = glamour.NewTermRenderer(
+			glamour.WithStandardStyle(md.style),
+			glamour.WithColorProfile(md.profile),
+			glamour.WithWordWrap(max(10, width-4)),
+		)
+		if err != nil {
+			return ansi.Wrap(text, width, "")
+		}
+		md.renderers[width] = r
+	}
+	out, err := r.Render(text)
+	if err != nil {
+		return ansi.Wrap(text, width, "")
+	}
+	return out
+}
+
+// entriesFromMessages turns stored messages into conversation entries when a
+// session is resumed: tool calls show as compact lines, tool results are left out.
+func entriesFromMessages(msgs []api.Message) []entry {
+	var out []entry
+	for _, msg := range msgs {
+		switch msg.Role {
+		case "user":
+			out = append(out, entry{kind: kindUser, text: msg.Content})
+		case "assistant":
+			var tools []api.ToolUse
+			for _, tc := range msg.ToolCalls {
+				tools = append(tools, api.ToolUse{ToolName: tc.Name, Arguments: tc.Arguments, ToolCallID: tc.ID, Status: "requested"})
+			}
+			if msg.Content == "" && len(tools) > 0 {
+				var lines []string
+				for _, t := range tools {
+					lines = append(lines, "→ "+client.Visible(t.ToolName)+"("+shortArgs(t.Arguments, 60)+")")
+				}
+				out = append(out, entry{kind: kindDecision, text: strings.Join(lines, "\n")})
+				continue
+			}
+			out = append(out, entry{kind: kindAssistant, text: msg.Content})
+		}
+	}
+	return out
+}

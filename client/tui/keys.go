@@ -1,0 +1,53 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// keyMap lists the bindings; the help line shows those of the current mode.
+type keyMap struct {
+	Send, Newline, PageUp, PageDown, Quit, Commands key.Binding
+	Approve, Deny, ApproveAll, DenyAll, Full        key.Binding
+	Skip, Back, Pick, Move                          key.Binding
+}
+
+func newKeyMap() keyMap {
+	return keyMap{
+		Send:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
+		Newline:    key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter", "new line")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
+		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Commands:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/help", "commands")),
+		Approve:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "approve")),
+		Deny:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
+		ApproveAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve rest")),
+		DenyAll:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny rest")),
+		Full:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "full arguments")),
+		Skip:       key.NewBinding(key.WithKeys("enter", "esc"), key.WithHelp("enter", "done (empty skips)")),
+		Back:       key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("esc", "back")),
+		Pick:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "resume")),
+		Move:       key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "choose")),
+	}
+}
+
+// bindings is a help.KeyMap over a fixed list.
+type bindings []key.Binding
+
+func (b bindings) ShortHelp() []key.Binding  { return b }
+func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
+
+func (k keyMap) forMode(m mode) help.KeyMap {
+	switch m {
+	case modeApproval:
+		return bindings{k.Approve, k.Deny, k.ApproveAll, k.DenyAll, k.Full, k.Quit}
+	case modeReason:
+		return bindings{k.Skip, k.Quit}
+	case modeArgs:
+		return bindings{k.Back, k.PageUp, k.PageDown, k.Quit}
+	case modePicker:
+		return bindings{k.Move, k.Pick, k.Back, k.Quit}
+	}
+	return bindings{k.Send, k.Newline, k.PageUp, k.PageDown, k.Commands, k.Quit}
+}

@@ -1,0 +1,655 @@
+// Package tui is the Bubble Tea chat screen of ai-client: one root Model that holds the
+// conversation, the input, the approval screen, the session picker and the status bar.
+// Sub-parts are plain values with methods, not models of their own. Update never does
+// I/O: every server call runs in a tea.Cmd and comes back as one of the XxxMsg types.
+// It must never import server internals; it reaches the server only through client.Client.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/client"
+)
+
+// Options configure a Model.
+type Options struct {
+	Client    *client.Client
+	SessionID string             // resume this session at start; empty starts fresh
+	Renderer  *lipgloss.Renderer // the terminal's renderer; its colour profile decides colour (NO_COLOR gives none)
+	Now       func() time.Time   // the clock for elapsed time; nil is time.Now
+	Context   context.Context    // cancels server calls when the program ends; nil is Background
+	Demo      bool               // the server runs the offline demo model
+}
+
+// TurnMsg carries the answer of POST /chat or POST /chat/approve.
+type TurnMsg struct {
+	Reply api.TurnReply
+	Err   error
+}
+
+// HealthMsg carries the answer of GET /health.
+type HealthMsg struct {
+	Health api.Health
+	Err    error
+}
+
+// ConfigMsg carries the effective config, from GET /config or PUT /config/safety.
+type ConfigMsg struct {
+	Config  client.Config
+	Changed bool // the answer of a /preset NAME
+	Show    bool // asked for by /preset, so the conversation shows it
+	Err     error
+}
+
+// SessionsMsg carries the list of GET /sessions for the picker.
+type SessionsMsg struct {
+	Sessions []api.SessionSummary
+	Err      error
+}
+
+// SessionMsg carries one session of GET /sessions/{id}, to resume it.
+type SessionMsg struct {
+	Session api.SessionDetail
+	Err     error
+}
+
+// TraceMsg carries the call chain of GET /traces/{id}.
+type TraceMsg struct {
+	Trace api.Trace
+	Err   error
+}
+
+// mode is what the keyboard drives right now.
+type mode int
+
+const (
+	modeChat     mode = iota // typing into the input
+	modeApproval             // deciding a batch with y/n/a/d
+	modeReason               // typing the optional reason after n
+	modeArgs                 // reading the full arguments after ?
+	modePicker               // choosing a session after /sessions
+)
+
+// Model is the root Bubble Tea model of the chat.
+type Model struct {
+	c      *client.Client
+	ctx    context.Context
+	now    func() time.Time
+	demo   bool
+	styles styles
+	r      *lipgloss.Renderer
+
+	width, height int
+	ready         bool
+
+	conv    conversation
+	vp      viewport.Model
+	argsVP  viewport.Model
+	input   textarea.Model
+	reason  textinput.Model
+	spin    spinner.Model
+	help    help.Model
+	keys    keyMap
+	mode    mode
+	batch   *client.Batch
+	picker  picker
+	busy    bool
+	started time.Time
+	confirm bool // Ctrl+C pressed once while a turn runs
+
+	sessionID string
+	model     string
+	preset    string
+	lastTrace string
+	status    string // one line under the input: last error or notice
+}
+
+// New returns the chat model.
+func New(o Options) *Model {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	if o.Renderer == nil {
+		o.Renderer = lipgloss.DefaultRenderer()
+	}
+	st := newStyles(o.Renderer)
+	in := textarea.New()
+	in.Placeholder = "Ask something, or /help"
+	in.ShowLineNumbers = false
+	in.Prompt = "┃ "
+	in.CharLimit = 0
+	in.SetHeight(3)
+	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	in.FocusedStyle.CursorLine = o.Renderer.NewStyle()
+	in.Focus()
+	rs := textinput.New()
+	rs.Prompt = "Reason for the model (Enter skips): "
+	rs.CharLimit = 500
+	sp := spinner.New(spinner.WithSpinner(spinner.Dot), spinner.WithStyle(st.accent))
+	h := help.New()
+	h.Styles.ShortKey = st.helpKey
+	h.Styles.ShortDesc = st.dim
+	h.Styles.ShortSeparator = st.dim
+	m := &Model{
+		c: o.Client, ctx: o.Context, now: o.Now, demo: o.Demo, styles: st, r: o.Renderer,
+		vp: viewport.New(80, 10), argsVP: viewport.New(80, 10), input: in, reason: rs, spin: sp, help: h,
+		keys: newKeyMap(), sessionID: o.SessionID,
+	}
+	m.conv.md = newMarkdown(o.Renderer.ColorProfile())
+	m.conv.st = &m.styles
+	m.vp.MouseWheelEnabled = true
+	if o.Demo {
+		m.model = "demo"
+	}
+	m.layout(80, 24)
+	return m
+}
+
+// Init asks the server for its model and preset, and loads the session to resume.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{textarea.Blink, m.healthCmd(), m.configCmd(false)}
+	if m.sessionID != "" {
+		cmds = append(cmds, m.sessionCmd(m.sessionID))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update handles one message. It only changes state and returns commands.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.layout(msg.Width, msg.Height)
+		return m, nil
+	case tea.KeyMsg:
+		return m.key(msg)
+	case tea.MouseMsg:
+		var cmd tea.Cmd
+		if m.mode == modeArgs {
+			m.argsVP, cmd = m.argsVP.Update(msg)
+		} else {
+			m.vp, cmd = m.vp.Update(msg)
+		}
+		return m, cmd
+	case spinner.TickMsg:
+		if !m.busy {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	case TurnMsg:
+		return m, m.turn(msg)
+	case HealthMsg:
+		if msg.Err != nil {
+			m.status = msg.Err.Error()
+		} else {
+			m.model = msg.Health.Model
+		}
+		return m, nil
+	case ConfigMsg:
+		m.configAnswer(msg)
+		return m, nil
+	case SessionsMsg:
+		m.sessionsAnswer(msg)
+		return m, nil
+	case SessionMsg:
+		m.sessionAnswer(msg)
+		return m, nil
+	case TraceMsg:
+		if msg.Err != nil {
+			m.addError(msg.Err)
+		} else {
+			m.conv.add(entry{kind: kindNote, text: renderTrace(msg.Trace, m.r)})
+			m.refresh()
+		}
+		return m, nil
+	}
+	var cmd tea.Cmd
+	if m.mode == modeChat {
+		m.input, cmd = m.input.Update(msg)
+	}
+	return m, cmd
+}
+
+func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if k.Type == tea.KeyCtrlC {
+		if m.busy && !m.confirm {
+			m.confirm = true
+			return m, nil
+		}
+		return m, tea.Quit
+	}
+	m.confirm = false
+	switch m.mode {
+	case modeApproval:
+		return m, m.approvalKey(k)
+	case modeReason:
+		return m, m.reasonKey(k)
+	case modeArgs:
+		switch {
+		case k.String() == "?" || k.Type == tea.KeyEsc || k.Type == tea.KeyEnter || k.String() == "q":
+			m.mode = modeApproval
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.argsVP, cmd = m.argsVP.Update(k)
+		return m, cmd
+	case modePicker:
+		return m, m.pickerKey(k)
+	}
+	switch {
+	case key.Matches(k, m.keys.PageUp):
+		m.vp.PageUp()
+		return m, nil
+	case key.Matches(k, m.keys.PageDown):
+		m.vp.PageDown()
+		return m, nil
+	case key.Matches(k, m.keys.Send):
+		return m, m.send()
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	m.fitInput()
+	return m, cmd
+}
+
+// send handles Enter in the input: a slash command or a message for the model.
+func (m *Model) send() tea.Cmd {
+	text := strings.TrimSpace(m.input.Value())
+	if text == "" {
+		return nil
+	}
+	if strings.HasPrefix(text, "/") {
+		m.input.Reset()
+		return m.command(text)
+	}
+	if m.busy {
+		m.status = "the model is still working on the last message; wait for its answer"
+		return nil
+	}
+	m.input.Reset()
+	m.conv.add(entry{kind: kindUser, text: text})
+	m.refresh()
+	return m.startTurn(m.chatCmd(text, m.sessionID))
+}
+
+func (m *Model) startTurn(cmd tea.Cmd) tea.Cmd {
+	m.busy = true
+	m.started = m.now()
+	m.status = ""
+	return tea.Batch(cmd, m.spin.Tick)
+}
+
+func (m *Model) command(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case "help":
+		m.conv.add(entry{kind: kindNote, text: helpText})
+		m.refresh()
+	case "new":
+		if m.busy {
+			m.status = "wait for the running turn to finish before starting a new session"
+			return nil
+		}
+		m.sessionID, m.lastTrace = "", ""
+		m.conv = conversation{md: m.conv.md, st: m.conv.st}
+		m.conv.add(entry{kind: kindNote, text: "New session: your next message starts it."})
+		m.refresh()
+	case "sessions":
+		return m.sessionsCmd()
+	case "resume":
+		if arg == "" {
+			m.status = "name the session: /resume ID (see /sessions)"
+			return nil
+		}
+		return m.sessionCmd(arg)
+	case "preset":
+		if arg == "" {
+			return m.configCmd(true)
+		}
+		return m.setPresetCmd(arg)
+	case "trace":
+		if m.lastTrace == "" {
+			m.status = "no finished turn yet in this session: /trace shows the last turn's call chain"
+			return nil
+		}
+		return m.traceCmd(m.lastTrace)
+	case "quit", "exit":
+		return tea.Quit
+	default:
+		m.status = fmt.Sprintf("unknown command /%s; /help lists the commands", name)
+	}
+	return nil
+}
+
+const helpText = `Commands:
+  /help             this list
+  /new              start a new session
+  /sessions         pick a session to resume
+  /resume ID        resume session ID
+  /preset           show the safety preset; /preset NAME sets it (strict, moderate, minimal)
+  /trace            the last turn's call chain with durations
+  /quit             leave (Ctrl+C works too)
+Keys: Enter sends, Alt+Enter or Ctrl+J adds a line, PgUp/PgDn or the mouse wheel scroll.
+Approvals: y approve, n deny (then an optional reason), a approve all remaining, d deny all remaining, Enter = y, ? full arguments.`
+
+// turn applies the answer of a chat or approve call.
+func (m *Model) turn(msg TurnMsg) tea.Cmd {
+	m.busy, m.confirm = false, false
+	if msg.Err != nil {
+		m.batch = nil
+		m.mode = modeChat
+		m.addError(msg.Err)
+		if errors.Is(msg.Err, client.ErrApprovalPending) && m.sessionID != "" {
+			m.conv.add(entry{kind: kindNote, text: "This session waits for approval decisions: /resume " + m.sessionID + " shows them."})
+			m.refresh()
+		}
+		return nil
+	}
+	r := msg.Reply
+	if r.SessionID != "" {
+		m.sessionID = r.SessionID
+	}
+	if r.ApprovalRequired {
+		m.openBatch(client.NewBatch(r))
+		return nil
+	}
+	m.batch = nil
+	m.mode = modeChat
+	v := r.Validation
+	m.conv.add(entry{kind: kindAssistant, text: r.Response, tools: r.ToolsUsed, validation: &v})
+	if r.TraceID != "" {
+		m.lastTrace = r.TraceID
+	}
+	m.refresh()
+	return nil
+}
+
+func (m *Model) openBatch(b *client.Batch) {
+	if len(b.Pending) == 0 {
+		m.status = "the server asked for approval but named no tool call; /resume " + b.SessionID + " to look again"
+		return
+	}
+	m.batch = b
+	m.mode = modeApproval
+}
+
+func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
+	b := m.batch
+	switch k.String() {
+	case "y", "Y", "enter":
+		b.Decide(true, "")
+	case "n", "N":
+		m.mode = modeReason
+		m.reason.Reset()
+		return m.reason.Focus()
+	case "a", "A":
+		b.DecideRest(true)
+	case "d", "D":
+		b.DecideRest(false)
+	case "?":
+		m.argsVP.SetContent(ansi.Hardwrap(client.PrettyArgs(b.Pending[b.Current()].Arguments), max(10, m.width), true))
+		m.argsVP.GotoTop()
+		m.mode = modeArgs
+		return nil
+	case "pgup":
+		m.vp.PageUp()
+		return nil
+	case "pgdown":
+		m.vp.PageDown()
+		return nil
+	default:
+		return nil
+	}
+	return m.maybeSend()
+}
+
+func (m *Model) reasonKey(k tea.KeyMsg) tea.Cmd {
+	switch k.Type {
+	case tea.KeyEnter:
+		m.batch.Decide(false, strings.TrimSpace(m.reason.Value()))
+	case tea.KeyEsc:
+		m.batch.Decide(false, "")
+	default:
+		var cmd tea.Cmd
+		m.reason, cmd = m.reason.Update(k)
+		return cmd
+	}
+	m.reason.Blur()
+	m.mode = modeApproval
+	return m.maybeSend()
+}
+
+// maybeSend sends the batch's decisions in one /chat/approve once all are made.
+func (m *Model) maybeSend() tea.Cmd {
+	b := m.batch
+	if !b.Done() {
+		return nil
+	}
+	m.conv.add(entry{kind: kindDecision, text: strings.Join(b.Summary(0), "\n")})
+	m.refresh()
+	m.batch = nil
+	m.mode = modeChat
+	return m.startTurn(m.approveCmd(b.SessionID, b.Decisions))
+}
+
+func (m *Model) configAnswer(msg ConfigMsg) {
+	if msg.Err != nil {
+		m.addError(msg.Err)
+		return
+	}
+	s := msg.Config.Safety
+	m.preset = s.Preset
+	if !msg.Changed && !msg.Show {
+		return // the quiet fetch at start only fills the status bar
+	}
+	approval := "off"
+	if s.ApprovalMode {
+		approval = "on for " + strings.Join(s.ToolsRequiringApproval, ", ")
+		if len(s.ToolsRequiringApproval) == 0 {
+			approval = "on for no tool"
+		}
+	}
+	verb := "is"
+	if msg.Changed {
+		verb = "is now"
+	}
+	m.conv.add(entry{kind: kindNote, text: fmt.Sprintf("Safety preset %s %s: approval %s.", verb, s.Preset, approval)})
+	m.refresh()
+}
+
+func (m *Model) sessionsAnswer(msg SessionsMsg) {
+	if msg.Err != nil {
+		m.addError(msg.Err)
+		return
+	}
+	if len(msg.Sessions) == 0 {
+		m.status = "no sessions yet: send a message to start one"
+		return
+	}
+	m.picker = picker{items: msg.Sessions}
+	m.mode = modePicker
+}
+
+func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
+	switch k.String() {
+	case "up", "k":
+		m.picker.move(-1)
+	case "down", "j":
+		m.picker.move(1)
+	case "esc", "q":
+		m.mode = modeChat
+	case "enter":
+		m.mode = modeChat
+		return m.sessionCmd(m.picker.items[m.picker.cursor].SessionID)
+	}
+	return nil
+}
+
+func (m *Model) sessionAnswer(msg SessionMsg) {
+	if msg.Err != nil {
+		m.addError(msg.Err)
+		return
+	}
+	d := msg.Session
+	m.sessionID, m.lastTrace = d.SessionID, ""
+	m.conv = conversation{md: m.conv.md, st: m.conv.st}
+	for _, e := range entriesFromMessages(d.Messages) {
+		m.conv.add(e)
+	}
+	m.conv.add(entry{kind: kindNote, text: "Resumed session " + d.SessionID + "."})
+	m.refresh()
+	if len(d.ToolsPending) > 0 {
+		m.openBatch(&client.Batch{SessionID: d.SessionID, Pending: d.ToolsPending})
+	}
+}
+
+func (m *Model) addError(err error) {
+	m.conv.add(entry{kind: kindError, text: err.Error()})
+	m.refresh()
+}
+
+// layout sizes every part for a terminal of w×h cells.
+func (m *Model) layout(w, h int) {
+	m.width, m.height = max(20, w), max(8, h)
+	m.ready = true
+	m.input.SetWidth(m.width)
+	m.reason.Width = max(10, m.width-ansi.StringWidth(m.reason.Prompt)-1)
+	m.help.Width = m.width
+	m.fitViewport()
+	m.argsVP.Width, m.argsVP.Height = m.width, max(1, m.height-4)
+	m.refresh()
+}
+
+// fitInput grows the input with its text up to six lines, then lets it scroll.
+func (m *Model) fitInput() {
+	want := min(6, max(3, m.input.LineCount()))
+	if want != m.input.Height() {
+		m.input.SetHeight(want)
+		m.fitViewport()
+	}
+}
+
+func (m *Model) fitViewport() {
+	// status bar, input, notice line, help line
+	m.vp.Width = m.width
+	m.vp.Height = max(1, m.height-1-m.input.Height()-1-1)
+}
+
+// refresh hands the conversation to the viewport, keeping the view pinned to the
+// bottom when it was there. Entries render once per width; see conversation.
+func (m *Model) refresh() {
+	atBottom := m.vp.AtBottom() || m.vp.TotalLineCount() == 0
+	m.vp.SetContent(m.conv.render(m.width))
+	if atBottom {
+		m.vp.GotoBottom()
+	}
+}
+
+// View draws the screen.
+func (m *Model) View() string {
+	var sb strings.Builder
+	sb.WriteString(m.statusBar())
+	sb.WriteString("\n")
+	switch m.mode {
+	case modeApproval, modeReason:
+		sb.WriteString(m.approvalView())
+	case modeArgs:
+		sb.WriteString(m.styles.title.Render(cutw("Full arguments of "+client.CallLabel(m.batch.Pending[m.batch.Current()]), m.width)))
+		sb.WriteString("\n")
+		sb.WriteString(m.argsVP.View())
+		sb.WriteString("\n")
+	case modePicker:
+		sb.WriteString(m.picker.view(m.width, m.height-3, m.styles))
+	default:
+		sb.WriteString(m.vp.View())
+		sb.WriteString("\n")
+		sb.WriteString(m.input.View())
+		sb.WriteString("\n")
+		sb.WriteString(m.noticeLine())
+	}
+	sb.WriteString("\n")
+	sb.WriteString(m.help.View(m.keys.forMode(m.mode)))
+	return sb.String()
+}
+
+func (m *Model) noticeLine() string {
+	switch {
+	case m.confirm:
+		return m.styles.warn.Render(cutw("A turn is running: press Ctrl+C again to quit, any other key to stay.", m.width))
+	case m.busy:
+		secs := int(m.now().Sub(m.started).Seconds())
+		return cutw(fmt.Sprintf("%s working… %ds", m.spin.View(), secs), m.width)
+	case m.status != "":
+		return m.styles.err.Render(cutw(m.status, m.width))
+	}
+	return ""
+}
+
+// approvalView fills the space between status bar and help line: the table, sized
+// so the whole batch fits the terminal height, and the prompt or the reason input.
+func (m *Model) approvalView() string {
+	b := m.batch
+	// heading 3 lines, title box 2, header 2, bottom 1, blank and prompt 2, bars 2
+	avail := m.height - 12
+	per := max(1, avail/max(1, len(b.Pending)))
+	screen := b.Screen(client.ScreenOptions{Width: m.width, MaxArgLines: per, Style: m.styles.table})
+	lines := strings.Split(screen, "\n")
+	if limit := m.height - 4; len(lines) > limit {
+		lines = append(lines[:max(0, limit-1)], cutw("… more rows below; they are asked one by one", m.width))
+	}
+	var sb strings.Builder
+	sb.WriteString(strings.Join(lines, "\n"))
+	sb.WriteString("\n\n")
+	if m.mode == modeReason {
+		sb.WriteString(m.reason.View())
+	} else {
+		sb.WriteString(m.styles.table.Prompt.Render(b.Prompt(m.width)))
+	}
+	return sb.String()
+}
+
+func (m *Model) statusBar() string {
+	model := m.model
+	if model == "" {
+		model = "?"
+	}
+	if model == "demo" {
+		model = "demo model (offline stand-in, not an LLM)"
+	}
+	preset, session := m.preset, m.sessionID
+	if preset == "" {
+		preset = "?"
+	}
+	if session == "" {
+		session = "new"
+	}
+	server := ""
+	if m.c != nil {
+		server = m.c.BaseURL()
+	}
+	line := fmt.Sprintf(" AI Lab │ %s │ model %s │ preset %s │ session %s", server, model, preset, session)
+	line = cutw(line, m.width)
+	return m.styles.bar.Render(line + strings.Repeat(" ", max(0, m.width-ansi.StringWidth(line))))
+}
+
+func cutw(s string, w int) string { return ansi.Truncate(s, w, "…") }

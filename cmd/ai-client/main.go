@@ -1,0 +1,174 @@
+// Command ai-client is the AI Lab chat client: the Bubble Tea TUI by default, a
+// one-shot mode for scripts with -p, and --demo, which runs an in-process server on the
+// offline demo model. It only parses flags, finds the server and token, and maps errors
+// to exit codes; everything else lives in package client.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/ailab/ai-lab/client"
+	"github.com/ailab/ai-lab/client/tui"
+)
+
+// Exit codes (CONTRACT section 1).
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+const defaultServer = "http://127.0.0.1:8080"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
+
+// options are the parsed command line.
+type options struct {
+	server, session, token, stateDir string
+	message, approve                 string
+	json, demo                       bool
+	oneShot                          bool
+}
+
+func parse(args []string, stderr io.Writer, getenv func(string) string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("ai-client", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.server, "server", "", "ai-server URL (default $AILAB_SERVER or "+defaultServer+")")
+	fs.StringVar(&o.session, "session", "", "resume this session id")
+	fs.StringVar(&o.token, "token", "", "bearer token (default $AILAB_TOKEN, then <state_dir>/token)")
+	fs.StringVar(&o.stateDir, "state-dir", "", "where ai-server keeps its token (default $XDG_STATE_HOME/ai-lab)")
+	fs.StringVar(&o.message, "p", "", "one-shot: send MESSAGE, print the final answer and exit")
+	fs.StringVar(&o.approve, "approve", client.ApproveAsk, "one-shot approvals: ask, all or none")
+	fs.BoolVar(&o.json, "json", false, "one-shot: print the final ChatResponse as JSON")
+	fs.BoolVar(&o.demo, "demo", false, "run an in-process server on the offline demo model")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q; to send a message use -p %q", fs.Arg(0), strings.Join(fs.Args(), " "))
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "p" {
+			o.oneShot = true
+		}
+	})
+	if o.oneShot && strings.TrimSpace(o.message) == "" {
+		return o, errors.New("-p needs a message, e.g. -p \"list the workspace\"")
+	}
+	switch o.approve {
+	case client.ApproveAsk, client.ApproveAll, client.ApproveNone:
+	default:
+		return o, fmt.Errorf("--approve must be ask, all or none, not %q", o.approve)
+	}
+	if !o.oneShot && (o.json || o.approve != client.ApproveAsk) {
+		return o, errors.New("--json and --approve only go with -p MESSAGE")
+	}
+	if o.demo && o.server != "" {
+		return o, errors.New("--demo runs its own server; leave out --server")
+	}
+	if o.server == "" {
+		o.server = getenv("AILAB_SERVER")
+	}
+	if o.server == "" {
+		o.server = defaultServer
+	}
+	return o, nil
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	o, err := parse(args, stderr, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "ai-client:", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	c, err := connect(ctx, o, getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "ai-client:", err)
+		return exitFailure
+	}
+	defer c.close()
+
+	if o.oneShot {
+		once := client.Once{
+			Message: o.message, SessionID: o.session, Approve: o.approve, JSON: o.json,
+			In: stdin, Out: stdout, Prompt: stderr,
+		}
+		if err := once.Run(ctx, c.Client); err != nil {
+			fmt.Fprintln(stderr, "ai-client:", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	return runTUI(ctx, c, o, stderr)
+}
+
+// connection is a Client and, under --demo, the in-process server to stop.
+type connection struct {
+	*client.Client
+	stop func()
+}
+
+func (c connection) close() {
+	if c.stop != nil {
+		c.stop()
+	}
+}
+
+func connect(ctx context.Context, o options, getenv func(string) string) (connection, error) {
+	if o.demo {
+		url, token, stop, err := startDemoServer(ctx)
+		if err != nil {
+			return connection{}, fmt.Errorf("cannot start the demo server: %w", err)
+		}
+		return connection{Client: client.New(url, token, nil), stop: stop}, nil
+	}
+	ts, err := client.FindToken(o.token, o.stateDir, getenv)
+	if err != nil {
+		return connection{}, err
+	}
+	c := client.New(o.server, ts.Token, nil)
+	c.TokenFile = ts.File
+	return connection{Client: c}, nil
+}
+
+func runTUI(ctx context.Context, c connection, o options, stderr io.Writer) int {
+	// Fail before taking over the screen when the server is not there or refuses the
+	// token: one line on the terminal says more than an error inside a full-screen UI.
+	if _, err := c.Health(ctx); err != nil {
+		fmt.Fprintln(stderr, "ai-client:", err)
+		return exitFailure
+	}
+	if _, err := c.Config(ctx); err != nil {
+		fmt.Fprintln(stderr, "ai-client:", err)
+		return exitFailure
+	}
+	// lipgloss.NewRenderer reads NO_COLOR and the terminal's abilities from the environment.
+	r := lipgloss.NewRenderer(os.Stdout)
+	m := tui.New(tui.Options{Client: c.Client, SessionID: o.session, Renderer: r, Context: ctx, Demo: o.demo})
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx))
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "ai-client:", err)
+		return exitFailure
+	}
+	return exitOK
+}
