@@ -1,0 +1,338 @@
+// Package config reads, validates, watches and rewrites the AI Lab server's
+// configuration: defaults, then config.yaml, then AILAB_ environment overrides
+// (CONTRACT section 2).
+//
+// It is the only place that knows the key names, their defaults and their limits.
+// It must never hand out a half-valid Config: every problem is refused as one *Error
+// naming the key and the bad value. It must never expose secrets through Public, and
+// when it rewrites a file it changes only the safety keys, keeping comments and the
+// rest of the file as they were.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ailab/ai-lab/tools"
+)
+
+// FileName is the name of the config file looked for in the working directory and
+// under $XDG_CONFIG_HOME/ai-lab.
+const FileName = "config.yaml"
+
+// EnvConfig names the environment variable that points at a config file.
+const EnvConfig = "AILAB_CONFIG"
+
+// EnvPrefix starts every environment override: AILAB_ + the key path upper-cased
+// with '.' as '_', e.g. AILAB_WEB_SEARCH_ENDPOINT.
+const EnvPrefix = "AILAB"
+
+// A Config is the server's effective configuration after defaults, file and env.
+type Config struct {
+	Server   ServerConfig   `mapstructure:"server"`
+	LLM      LLMConfig      `mapstructure:"llm"`
+	Safety   SafetyConfig   `mapstructure:"safety"`
+	Tools    ToolsConfig    `mapstructure:"tools"`
+	Web      WebConfig      `mapstructure:"web"`
+	Sanitize SanitizeConfig `mapstructure:"sanitize"`
+	Tracking TrackingConfig `mapstructure:"tracking"`
+	Tracing  TracingConfig  `mapstructure:"tracing"`
+
+	// Path is the file the config was read from, "" when none was found.
+	Path string `mapstructure:"-"`
+}
+
+// ServerConfig holds where the HTTP API listens and where it keeps its state.
+type ServerConfig struct {
+	Addr      string `mapstructure:"addr"`
+	AuthToken string `mapstructure:"auth_token"`
+	StateDir  string `mapstructure:"state_dir"`
+}
+
+// LLMConfig says which OpenAI-compatible endpoint and model to talk to.
+type LLMConfig struct {
+	BaseURL string `mapstructure:"base_url"`
+	Model   string `mapstructure:"model"`
+	// APIKeyEnv is the NAME of the env var holding the key, never the key itself,
+	// so the config file stays free of secrets.
+	APIKeyEnv     string        `mapstructure:"api_key_env"`
+	Timeout       time.Duration `mapstructure:"timeout"`
+	MaxToolRounds int           `mapstructure:"max_tool_rounds"`
+}
+
+// SafetyConfig selects the approval preset; ApprovalMode and
+// ToolsRequiringApproval only count for the custom preset.
+type SafetyConfig struct {
+	Preset                 string   `mapstructure:"preset"`
+	ApprovalMode           bool     `mapstructure:"approval_mode"`
+	ToolsRequiringApproval []string `mapstructure:"tools_requiring_approval"`
+}
+
+// ToolsConfig confines the file tools.
+type ToolsConfig struct {
+	Workspace string `mapstructure:"workspace"`
+}
+
+// WebConfig configures web_search and read_webpage.
+type WebConfig struct {
+	SearchEndpoint        string        `mapstructure:"search_endpoint"`
+	SearchLiteEndpoint    string        `mapstructure:"search_lite_endpoint"`
+	Region                string        `mapstructure:"region"`
+	SafeSearch            string        `mapstructure:"safesearch"`
+	MaxResults            int           `mapstructure:"max_results"`
+	CacheTTL              time.Duration `mapstructure:"cache_ttl"`
+	FetchTimeout          time.Duration `mapstructure:"fetch_timeout"`
+	MaxPageBytes          int64         `mapstructure:"max_page_bytes"`
+	MaxChars              int           `mapstructure:"max_chars"`
+	AllowPrivateAddresses bool          `mapstructure:"allow_private_addresses"`
+	AllowDomains          []string      `mapstructure:"allow_domains"`
+	BlockDomains          []string      `mapstructure:"block_domains"`
+	// SearchInterval is the minimum gap between two DuckDuckGo requests.
+	SearchInterval time.Duration `mapstructure:"search_interval"`
+}
+
+// SanitizeConfig switches the web content sanitizer.
+type SanitizeConfig struct {
+	Enabled    bool `mapstructure:"enabled"`
+	Aggressive bool `mapstructure:"aggressive"`
+}
+
+// TrackingConfig bounds how execution ids are checked in replies.
+type TrackingConfig struct {
+	Window               time.Duration `mapstructure:"window"`
+	MaxValidationRetries int           `mapstructure:"max_validation_retries"`
+}
+
+// TracingConfig says where traces go and how long they are kept.
+type TracingConfig struct {
+	OTLPEndpoint   string        `mapstructure:"otlp_endpoint"`
+	RetentionAge   time.Duration `mapstructure:"retention_age"`
+	RetentionCount int           `mapstructure:"retention_count"`
+}
+
+// Default returns the documented defaults (CONTRACT section 2).
+func Default() *Config {
+	return &Config{
+		Server: ServerConfig{Addr: "127.0.0.1:8080"},
+		LLM: LLMConfig{
+			BaseURL:       "http://127.0.0.1:11434/v1",
+			Model:         "qwen2.5:7b-instruct",
+			APIKeyEnv:     "OPENAI_API_KEY",
+			Timeout:       120 * time.Second,
+			MaxToolRounds: 10,
+		},
+		Safety: SafetyConfig{
+			Preset:                 tools.PresetStrict,
+			ApprovalMode:           true,
+			ToolsRequiringApproval: []string{tools.DeleteFile},
+		},
+		Tools: ToolsConfig{Workspace: "./workspace"},
+		Web: WebConfig{
+			SearchEndpoint:     "https://html.duckduckgo.com/html/",
+			SearchLiteEndpoint: "https://lite.duckduckgo.com/lite/",
+			Region:             "wt-wt",
+			SafeSearch:         "moderate",
+			MaxResults:         5,
+			CacheTTL:           15 * time.Minute,
+			FetchTimeout:       10 * time.Second,
+			MaxPageBytes:       5 << 20,
+			MaxChars:           3000,
+			AllowDomains:       []string{},
+			BlockDomains:       []string{},
+			SearchInterval:     time.Second,
+		},
+		Sanitize: SanitizeConfig{Enabled: true, Aggressive: true},
+		Tracking: TrackingConfig{Window: 5 * time.Minute, MaxValidationRetries: 2},
+		Tracing:  TracingConfig{RetentionAge: 720 * time.Hour, RetentionCount: 10000},
+	}
+}
+
+// Find returns the config file to read: explicit (--config), then $AILAB_CONFIG,
+// then ./config.yaml, then $XDG_CONFIG_HOME/ai-lab/config.yaml
+// (~/.config/ai-lab/config.yaml when XDG_CONFIG_HOME is unset). It returns "" and
+// no error when none exists and none was demanded; a demanded file that does not
+// exist is an *Error.
+func Find(explicit string) (string, error) {
+	if explicit != "" {
+		return demanded(explicit, "--config")
+	}
+	if p := os.Getenv(EnvConfig); p != "" {
+		return demanded(p, "$"+EnvConfig)
+	}
+	candidates := []string{FileName}
+	if dir := userConfigDir(); dir != "" {
+		candidates = append(candidates, filepath.Join(dir, "ai-lab", FileName))
+	}
+	for _, p := range candidates {
+		if isFile(p) {
+			return filepath.Abs(p)
+		}
+	}
+	return "", nil
+}
+
+func demanded(p, source string) (string, error) {
+	info, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", &Error{Key: source, Value: p, Reason: "does not exist (create it, e.g. by copying config.yaml from the repository, or point " + source + " at an existing file)"}
+	case err != nil:
+		return "", &Error{Key: source, Value: p, Reason: fmt.Sprintf("cannot be read (%v)", unwrapPathError(err))}
+	case info.IsDir():
+		return "", &Error{Key: source, Value: p, Reason: "is a directory (point " + source + " at a YAML file)"}
+	}
+	return filepath.Abs(p)
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func isFile(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir()
+}
+
+// userConfigDir is $XDG_CONFIG_HOME or ~/.config on every platform, because the
+// contract documents that location rather than each OS's own convention.
+func userConfigDir() string {
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return d
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".config")
+	}
+	return ""
+}
+
+// Preset returns the resolved safety preset: one of tools.Presets, or for custom
+// the config's own approval_mode and tools_requiring_approval. The returned slice
+// is a copy the caller may keep.
+func (c *Config) Preset() tools.Preset {
+	if p, ok := tools.Presets[c.Safety.Preset]; ok {
+		p.RequiresApproval = slices.Clone(p.RequiresApproval)
+		if p.RequiresApproval == nil {
+			p.RequiresApproval = []string{}
+		}
+		return p
+	}
+	list := slices.Clone(c.Safety.ToolsRequiringApproval)
+	if list == nil {
+		list = []string{}
+	}
+	return tools.Preset{Name: tools.PresetCustom, ApprovalMode: c.Safety.ApprovalMode, RequiresApproval: list}
+}
+
+// StateDir returns server.state_dir, or $XDG_STATE_HOME/ai-lab, or
+// ~/.local/state/ai-lab.
+func (c *Config) StateDir() string {
+	if c.Server.StateDir != "" {
+		return c.Server.StateDir
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "ai-lab")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "ai-lab")
+	}
+	// Without a home directory the working directory is the only place left that
+	// the user can find again.
+	return filepath.Join(".ai-lab", "state")
+}
+
+// Public returns the effective config for GET /config as nested maps keyed by the
+// YAML key names. Durations are Go duration strings. server.auth_token is "***"
+// when set and "" when not; the API key itself is never read here, only the name
+// of its env var appears. The safety keys are resolved from the preset.
+func (c *Config) Public() map[string]any {
+	out := map[string]any{}
+	for _, k := range keyTable {
+		section, ok := out[k.section].(map[string]any)
+		if !ok {
+			section = map[string]any{}
+			out[k.section] = section
+		}
+		section[k.name] = publicValue(k.get(c))
+	}
+	server := out["server"].(map[string]any)
+	if c.Server.AuthToken != "" {
+		server["auth_token"] = "***"
+	}
+	p := c.Preset()
+	safety := out["safety"].(map[string]any)
+	safety["preset"] = p.Name
+	safety["approval_mode"] = p.ApprovalMode
+	safety["tools_requiring_approval"] = p.RequiresApproval
+	return out
+}
+
+func publicValue(v any) any {
+	switch v := v.(type) {
+	case time.Duration:
+		return v.String()
+	case []string:
+		if v == nil {
+			return []string{}
+		}
+		return slices.Clone(v)
+	}
+	return v
+}
+
+// An Error is a config problem a person must fix: which key, which value, why, and
+// where it came from. Its message is one line.
+type Error struct {
+	// Key is the key path (e.g. "safety.preset"), or the flag or env var that
+	// named a missing file.
+	Key string
+	// Value is the offending value as written, "" when the key itself is the problem.
+	Value string
+	// Reason says what is wrong and how to fix it.
+	Reason string
+	// Path is the file the value came from, or "env AILAB_..." for an override.
+	Path string
+	// Line is the 1-based line in Path, 0 when unknown.
+	Line int
+}
+
+// Error returns e.g.
+// `config.yaml:14: safety.preset: "strickt" is not a preset (use strict, moderate, minimal or custom)`.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	if e.Value != "" {
+		fmt.Fprintf(&b, "%q ", shorten(e.Value))
+	}
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// shorten keeps a pasted blob from turning the one-line message into a page.
+func shorten(s string) string {
+	const limit = 80
+	r := []rune(s)
+	if len(r) <= limit {
+		return s
+	}
+	return string(r[:limit]) + "…"
+}

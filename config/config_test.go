@@ -1,0 +1,429 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ailab/ai-lab/tools"
+)
+
+// repoConfig is the documented config.yaml at the repository root.
+const repoConfig = "../config.yaml"
+
+// clearEnv blanks every variable Load reads so the developer's own environment
+// cannot leak into a test; viper ignores empty values.
+func clearEnv(t *testing.T) {
+	t.Helper()
+	for _, k := range keyTable {
+		t.Setenv(k.envName(), "")
+	}
+	t.Setenv(EnvConfig, "")
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestFindLookupOrder(t *testing.T) {
+	tests := []struct {
+		name     string
+		explicit string // relative to the temp root; "" for none
+		env      string // $AILAB_CONFIG relative to the temp root
+		files    []string
+		want     string // relative to the temp root; "" for none found
+		wantErr  string
+	}{
+		{name: "nothing anywhere", want: ""},
+		{name: "explicit wins over everything", explicit: "a.yaml", env: "b.yaml", files: []string{"a.yaml", "b.yaml", "cwd/config.yaml", "xdg/ai-lab/config.yaml"}, want: "a.yaml"},
+		{name: "env wins over cwd and xdg", env: "b.yaml", files: []string{"b.yaml", "cwd/config.yaml", "xdg/ai-lab/config.yaml"}, want: "b.yaml"},
+		{name: "cwd wins over xdg", files: []string{"cwd/config.yaml", "xdg/ai-lab/config.yaml"}, want: "cwd/config.yaml"},
+		{name: "xdg last", files: []string{"xdg/ai-lab/config.yaml", "home/.config/ai-lab/config.yaml"}, want: "xdg/ai-lab/config.yaml"},
+		{name: "missing explicit is an error", explicit: "nope.yaml", files: []string{"cwd/config.yaml"}, wantErr: "--config"},
+		{name: "missing env file is an error", env: "nope.yaml", files: []string{"cwd/config.yaml"}, wantErr: "$AILAB_CONFIG"},
+		{name: "explicit directory is an error", explicit: "cwd", wantErr: "is a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "cwd"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tt.files {
+				writeFile(t, root, f, "")
+			}
+			t.Chdir(filepath.Join(root, "cwd"))
+			t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "xdg"))
+			t.Setenv("HOME", filepath.Join(root, "home"))
+			t.Setenv(EnvConfig, "")
+			if tt.env != "" {
+				t.Setenv(EnvConfig, filepath.Join(root, tt.env))
+			}
+			explicit := ""
+			if tt.explicit != "" {
+				explicit = filepath.Join(root, tt.explicit)
+			}
+			got, err := Find(explicit)
+			if tt.wantErr != "" {
+				var ce *Error
+				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Find error = %v, want *Error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			if tt.want != "" {
+				want = filepath.Join(root, tt.want)
+			}
+			if got != want {
+				t.Fatalf("Find = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestFindFallsBackToHomeConfig(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	t.Setenv(EnvConfig, "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("HOME", root)
+	want := writeFile(t, root, ".config/ai-lab/config.yaml", "")
+	got, err := Find("")
+	if err != nil || got != want {
+		t.Fatalf("Find = %q, %v; want %q", got, err, want)
+	}
+}
+
+func TestLoadWithoutFileIsDefault(t *testing.T) {
+	clearEnv(t)
+	got, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, Default()) {
+		t.Fatalf("Load(\"\") = %+v, want Default() %+v", got, Default())
+	}
+}
+
+func TestRepoConfigIsTheDefault(t *testing.T) {
+	clearEnv(t)
+	got, err := Load(repoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Path = repoConfig
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("config.yaml loads as\n%+v\nwant Default()\n%+v", got, want)
+	}
+	data, err := os.ReadFile(repoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, cerr := checkTree(data)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	for section, keys := range Default().Public() {
+		for name := range keys.(map[string]any) {
+			if _, ok := lines[section+"."+name]; !ok {
+				t.Errorf("config.yaml does not document %s.%s", section, name)
+			}
+		}
+	}
+	if len(lines) != len(keyTable) {
+		t.Errorf("config.yaml has %d keys, Config has %d", len(lines), len(keyTable))
+	}
+}
+
+func TestLoadEnvOverrides(t *testing.T) {
+	file := "llm:\n  model: from-file\nsafety:\n  preset: minimal\n"
+	tests := []struct {
+		name  string
+		env   map[string]string
+		check func(c *Config) bool
+	}{
+		{"preset", map[string]string{"AILAB_SAFETY_PRESET": "moderate"}, func(c *Config) bool {
+			return c.Safety.Preset == "moderate" && c.Preset().Name == "moderate"
+		}},
+		{"list from comma-separated env", map[string]string{"AILAB_WEB_ALLOW_DOMAINS": "a.com,b.org"}, func(c *Config) bool {
+			return slices.Equal(c.Web.AllowDomains, []string{"a.com", "b.org"})
+		}},
+		{"int", map[string]string{"AILAB_LLM_MAX_TOOL_ROUNDS": "20"}, func(c *Config) bool { return c.LLM.MaxToolRounds == 20 }},
+		{"duration", map[string]string{"AILAB_LLM_TIMEOUT": "30s"}, func(c *Config) bool { return c.LLM.Timeout == 30*time.Second }},
+		{"bool", map[string]string{"AILAB_SANITIZE_ENABLED": "false"}, func(c *Config) bool { return !c.Sanitize.Enabled }},
+		{"env beats file", map[string]string{"AILAB_LLM_MODEL": "from-env"}, func(c *Config) bool { return c.LLM.Model == "from-env" }},
+		{"file beats default without env", nil, func(c *Config) bool { return c.LLM.Model == "from-file" && c.Safety.Preset == "minimal" }},
+		{"endpoint", map[string]string{"AILAB_WEB_SEARCH_ENDPOINT": "http://127.0.0.1:9/html/"}, func(c *Config) bool {
+			return c.Web.SearchEndpoint == "http://127.0.0.1:9/html/"
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clearEnv(t)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			c, err := Load(writeFile(t, t.TempDir(), "config.yaml", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(c) {
+				t.Fatalf("override not applied: %+v", c)
+			}
+		})
+	}
+}
+
+// TestEveryKeyIsOverridable sets each key's env var to a valid non-default value;
+// a key without a viper default would silently ignore its variable.
+func TestEveryKeyIsOverridable(t *testing.T) {
+	values := map[string]string{
+		"server.addr": "0.0.0.0:9999", "server.auth_token": "tok", "server.state_dir": "/tmp/s",
+		"llm.base_url": "https://example.test/v1", "llm.model": "m", "llm.api_key_env": "MY_KEY",
+		"llm.timeout": "7s", "llm.max_tool_rounds": "3",
+		"safety.preset": "custom", "safety.approval_mode": "false", "safety.tools_requiring_approval": "read_file,web_search",
+		"tools.workspace": "/tmp/w",
+		"web.search_endpoint": "http://127.0.0.1:1/a", "web.search_lite_endpoint": "http://127.0.0.1:1/b",
+		"web.region": "de-de", "web.safesearch": "off", "web.max_results": "9", "web.cache_ttl": "1m",
+		"web.fetch_timeout": "3s", "web.max_page_bytes": "1000", "web.max_chars": "10",
+		"web.allow_private_addresses": "true", "web.allow_domains": "a.com", "web.block_domains": "b.com",
+		"web.search_interval": "2s",
+		"sanitize.enabled": "false", "sanitize.aggressive": "false",
+		"tracking.window": "1m", "tracking.max_validation_retries": "5",
+		"tracing.otlp_endpoint": "http://127.0.0.1:4318", "tracing.retention_age": "1h", "tracing.retention_count": "5",
+	}
+	def := Default()
+	for _, k := range keyTable {
+		t.Run(k.path, func(t *testing.T) {
+			clearEnv(t)
+			v, ok := values[k.path]
+			if !ok {
+				t.Fatalf("add a test value for %s", k.path)
+			}
+			t.Setenv(k.envName(), v)
+			c, err := Load("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reflect.DeepEqual(k.get(c), k.get(def)) {
+				t.Fatalf("%s=%s left %s at its default %v", k.envName(), v, k.path, k.get(def))
+			}
+		})
+	}
+}
+
+func TestLoadRefuses(t *testing.T) {
+	tests := []struct {
+		name     string
+		yaml     string
+		env      map[string]string
+		wantKey  string
+		wantLine int
+		wantText string // substring of the message
+	}{
+		{name: "unknown key", yaml: "llm:\n  modle: x\n", wantKey: "llm.modle", wantLine: 2, wantText: "unknown key"},
+		{name: "unknown section", yaml: "webb:\n  region: x\n", wantKey: "webb", wantLine: 1, wantText: "unknown section"},
+		{name: "upper-case key is unknown", yaml: "LLM:\n  model: x\n", wantKey: "LLM", wantText: "unknown section"},
+		{name: "duplicate key", yaml: "llm:\n  model: a\n  model: b\n", wantKey: "llm.model", wantLine: 3, wantText: "twice"},
+		{name: "section not a mapping", yaml: "llm: 5\n", wantKey: "llm", wantText: "mapping"},
+		{name: "leaf is a mapping", yaml: "llm:\n  model:\n    a: b\n", wantKey: "llm.model", wantText: "not a mapping"},
+		{name: "not yaml", yaml: "llm: [\n", wantText: "not valid YAML"},
+		{name: "root is a list", yaml: "- a\n", wantText: "mapping of sections"},
+		{name: "addr", yaml: "server:\n  addr: localhost\n", wantKey: "server.addr", wantLine: 2, wantText: `"localhost" is not host:port`},
+		{name: "addr port", yaml: "server:\n  addr: 'h:99999'\n", wantKey: "server.addr", wantText: "host:port"},
+		{name: "base url", yaml: "llm:\n  base_url: 127.0.0.1:11434\n", wantKey: "llm.base_url", wantText: "http(s) URL"},
+		{name: "base url scheme", yaml: "llm:\n  base_url: ftp://x/v1\n", wantKey: "llm.base_url", wantText: "http(s) URL"},
+		{name: "empty model", yaml: "llm:\n  model: ''\n", wantKey: "llm.model", wantText: "is empty"},
+		{name: "api key pasted", yaml: "llm:\n  api_key_env: sk-abc123\n", wantKey: "llm.api_key_env", wantText: "not the key itself"},
+		{name: "timeout zero", yaml: "llm:\n  timeout: 0s\n", wantKey: "llm.timeout", wantText: "longer than 0"},
+		{name: "timeout without unit", yaml: "llm:\n  timeout: 120\n", wantKey: "llm.timeout", wantText: "no unit"},
+		{name: "timeout garbage", yaml: "llm:\n  timeout: soon\n", wantKey: "llm.timeout", wantText: "not a duration"},
+		{name: "rounds zero", yaml: "llm:\n  max_tool_rounds: 0\n", wantKey: "llm.max_tool_rounds", wantText: "between 1 and 100"},
+		{name: "rounds too many", yaml: "llm:\n  max_tool_rounds: 101\n", wantKey: "llm.max_tool_rounds", wantText: "between 1 and 100"},
+		{name: "rounds wrong type", yaml: "llm:\n  max_tool_rounds: abc\n", wantKey: "llm.max_tool_rounds", wantText: `"abc" must be a whole number`},
+		{name: "rounds fraction", yaml: "llm:\n  max_tool_rounds: 2.5\n", wantKey: "llm.max_tool_rounds", wantText: "whole number"},
+		{name: "preset", yaml: "safety:\n  preset: strickt\n", wantKey: "safety.preset", wantLine: 2, wantText: `"strickt" is not a preset (use strict, moderate, minimal or custom)`},
+		{name: "approval mode type", yaml: "safety:\n  approval_mode: maybe\n", wantKey: "safety.approval_mode", wantText: "true or false"},
+		{name: "unknown tool", yaml: "safety:\n  tools_requiring_approval: [delete_file, rm_rf]\n", wantKey: "safety.tools_requiring_approval", wantText: `"rm_rf" is not a tool name`},
+		{name: "tools not a list", yaml: "safety:\n  tools_requiring_approval: {a: b}\n", wantKey: "safety.tools_requiring_approval", wantText: "not a mapping"},
+		{name: "empty workspace", yaml: "tools:\n  workspace: ''\n", wantKey: "tools.workspace", wantText: "is empty"},
+		{name: "search endpoint", yaml: "web:\n  search_endpoint: duckduckgo.com\n", wantKey: "web.search_endpoint", wantText: "http(s) URL"},
+		{name: "lite endpoint", yaml: "web:\n  search_lite_endpoint: 'http://'\n", wantKey: "web.search_lite_endpoint", wantText: "http(s) URL"},
+		{name: "safesearch", yaml: "web:\n  safesearch: high\n", wantKey: "web.safesearch", wantText: "strict, moderate or off"},
+		{name: "max results", yaml: "web:\n  max_results: 11\n", wantKey: "web.max_results", wantText: "between 1 and 10"},
+		{name: "max page bytes", yaml: "web:\n  max_page_bytes: 0\n", wantKey: "web.max_page_bytes", wantText: "greater than 0"},
+		{name: "max chars", yaml: "web:\n  max_chars: -1\n", wantKey: "web.max_chars", wantText: "greater than 0"},
+		{name: "fetch timeout", yaml: "web:\n  fetch_timeout: 0s\n", wantKey: "web.fetch_timeout", wantText: "longer than 0"},
+		{name: "cache ttl negative", yaml: "web:\n  cache_ttl: -1m\n", wantKey: "web.cache_ttl", wantText: "negative"},
+		{name: "allow domain with scheme", yaml: "web:\n  allow_domains: [https://a.com]\n", wantKey: "web.allow_domains", wantText: "bare domain"},
+		{name: "tracking window", yaml: "tracking:\n  window: 0s\n", wantKey: "tracking.window", wantText: "longer than 0"},
+		{name: "validation retries", yaml: "tracking:\n  max_validation_retries: 11\n", wantKey: "tracking.max_validation_retries", wantText: "between 0 and 10"},
+		{name: "otlp endpoint", yaml: "tracing:\n  otlp_endpoint: collector:4318\n", wantKey: "tracing.otlp_endpoint", wantText: "http(s) URL"},
+		{name: "retention count", yaml: "tracing:\n  retention_count: 0\n", wantKey: "tracing.retention_count", wantText: "greater than 0"},
+		{name: "bad env value names the variable", env: map[string]string{"AILAB_LLM_MAX_TOOL_ROUNDS": "abc"}, wantKey: "llm.max_tool_rounds", wantText: "env AILAB_LLM_MAX_TOOL_ROUNDS: llm.max_tool_rounds: \"abc\""},
+		{name: "bad env preset", env: map[string]string{"AILAB_SAFETY_PRESET": "lax"}, wantKey: "safety.preset", wantText: "env AILAB_SAFETY_PRESET"},
+		{name: "bad env tool", env: map[string]string{"AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL": "write_file,nuke"}, wantKey: "safety.tools_requiring_approval", wantText: `"nuke"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clearEnv(t)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			path := writeFile(t, t.TempDir(), "config.yaml", tt.yaml)
+			c, err := Load(path)
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("Load = %+v, %v; want *Error", c, err)
+			}
+			msg := err.Error()
+			if ce.Key != tt.wantKey {
+				t.Errorf("Key = %q, want %q (%s)", ce.Key, tt.wantKey, msg)
+			}
+			if tt.wantLine != 0 && ce.Line != tt.wantLine {
+				t.Errorf("Line = %d, want %d (%s)", ce.Line, tt.wantLine, msg)
+			}
+			if !strings.Contains(msg, tt.wantText) {
+				t.Errorf("message %q does not contain %q", msg, tt.wantText)
+			}
+			if tt.wantKey != "" && !strings.Contains(msg, tt.wantKey) {
+				t.Errorf("message %q does not name the key %q", msg, tt.wantKey)
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("message is not one line: %q", msg)
+			}
+			if tt.name == "api key pasted" && strings.Contains(msg, "sk-abc123") {
+				t.Errorf("message leaks the pasted key: %q", msg)
+			}
+		})
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	e := &Error{Key: "safety.preset", Value: "strickt", Reason: "is not a preset (use strict, moderate, minimal or custom)", Path: "config.yaml"}
+	want := `config.yaml: safety.preset: "strickt" is not a preset (use strict, moderate, minimal or custom)`
+	if e.Error() != want {
+		t.Fatalf("Error() = %q, want %q", e.Error(), want)
+	}
+}
+
+func TestPreset(t *testing.T) {
+	tests := []struct {
+		name     string
+		safety   SafetyConfig
+		wantMode bool
+		want     []string
+	}{
+		{"strict", SafetyConfig{Preset: "strict", ApprovalMode: false}, true, tools.Presets["strict"].RequiresApproval},
+		{"moderate", SafetyConfig{Preset: "moderate"}, true, tools.Presets["moderate"].RequiresApproval},
+		{"minimal ignores the custom keys", SafetyConfig{Preset: "minimal", ApprovalMode: true, ToolsRequiringApproval: []string{"write_file"}}, false, []string{}},
+		{"custom", SafetyConfig{Preset: "custom", ApprovalMode: true, ToolsRequiringApproval: []string{"web_search"}}, true, []string{"web_search"}},
+		{"custom off", SafetyConfig{Preset: "custom", ApprovalMode: false}, false, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			c.Safety = tt.safety
+			p := c.Preset()
+			if p.Name != tt.safety.Preset || p.ApprovalMode != tt.wantMode || !slices.Equal(p.RequiresApproval, tt.want) {
+				t.Fatalf("Preset() = %+v, want %s/%v/%v", p, tt.safety.Preset, tt.wantMode, tt.want)
+			}
+			if len(p.RequiresApproval) > 0 {
+				p.RequiresApproval[0] = "changed"
+				if c.Preset().RequiresApproval[0] == "changed" {
+					t.Fatal("Preset() shares its slice with the preset table or the config")
+				}
+			}
+		})
+	}
+}
+
+func TestStateDir(t *testing.T) {
+	tests := []struct {
+		name, stateDir, xdg, home, want string
+	}{
+		{"configured", "/srv/ai", "/x", "/h", "/srv/ai"},
+		{"xdg", "", "/x", "/h", "/x/ai-lab"},
+		{"home", "", "", "/h", "/h/.local/state/ai-lab"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", tt.xdg)
+			t.Setenv("HOME", tt.home)
+			c := Default()
+			c.Server.StateDir = tt.stateDir
+			if got := c.StateDir(); got != tt.want {
+				t.Fatalf("StateDir() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPublicHidesSecretsAndResolvesSafety(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-very-secret")
+	c := Default()
+	c.Server.AuthToken = "hunter2-token"
+	c.Safety = SafetyConfig{Preset: "moderate", ApprovalMode: false, ToolsRequiringApproval: []string{"read_file"}}
+	pub := c.Public()
+	raw, err := json.Marshal(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hunter2-token", "sk-very-secret"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("Public() leaks %q: %s", secret, raw)
+		}
+	}
+	server := pub["server"].(map[string]any)
+	if server["auth_token"] != "***" {
+		t.Errorf("auth_token = %v, want ***", server["auth_token"])
+	}
+	if pub["llm"].(map[string]any)["api_key_env"] != "OPENAI_API_KEY" {
+		t.Errorf("api_key_env missing: %v", pub["llm"])
+	}
+	safety := pub["safety"].(map[string]any)
+	if safety["preset"] != "moderate" || safety["approval_mode"] != true ||
+		!slices.Equal(safety["tools_requiring_approval"].([]string), tools.Presets["moderate"].RequiresApproval) {
+		t.Errorf("safety not resolved from the preset: %v", safety)
+	}
+	if pub["llm"].(map[string]any)["timeout"] != "2m0s" {
+		t.Errorf("timeout = %v, want a duration string", pub["llm"].(map[string]any)["timeout"])
+	}
+
+	c.Server.AuthToken = ""
+	if got := c.Public()["server"].(map[string]any)["auth_token"]; got != "" {
+		t.Errorf("unset auth_token = %v, want empty", got)
+	}
+}
+
+func BenchmarkLoadRepoConfig(b *testing.B) {
+	data, err := os.ReadFile(repoConfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := load(data, repoConfig, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
