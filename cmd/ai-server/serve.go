@@ -1,7 +1,111 @@
 package main
 
-import "io"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
+	"github.com/ailab/ai-lab/config"
+	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/server"
+)
+
+// runServe is `ai-server [--config PATH] [--addr HOST:PORT] [--demo]`.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	return usageError(stderr, "serve is not built yet")
+	fs := flag.NewFlagSet("ai-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "config file (default: $AILAB_CONFIG, ./config.yaml, $XDG_CONFIG_HOME/ai-lab/config.yaml)")
+	addr := fs.String("addr", "", "listen address HOST:PORT (default: server.addr)")
+	demo := fs.Bool("demo", false, "use the built-in offline demo model instead of an LLM endpoint")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "unexpected argument %q; subcommands are preset, sanitize, search and read", fs.Arg(0))
+	}
+	cfg, code := loadConfig(*cfgPath, stderr)
+	if cfg == nil {
+		return code
+	}
+	if *addr != "" {
+		if _, _, err := net.SplitHostPort(*addr); err != nil {
+			return usageError(stderr, "--addr %q is not HOST:PORT (for example 127.0.0.1:8080)", *addr)
+		}
+		cfg.Server.Addr = *addr
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	provider := newProvider(cfg, *demo)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app, err := server.Open(ctx, cfg, provider, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "ai-server: %v\n", err)
+		return exitFailure
+	}
+	defer func() {
+		if err := app.Close(); err != nil {
+			log.Error("closing", "err", err)
+		}
+	}()
+	ln, err := net.Listen("tcp", cfg.Server.Addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ai-server: cannot listen on %s: %v; stop the other process or pass --addr\n", cfg.Server.Addr, unwrapOp(err))
+		return exitFailure
+	}
+	fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
+	if err := app.Serve(ctx, ln, 30*time.Second); err != nil {
+		fmt.Fprintf(stderr, "ai-server: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// loadConfig finds and loads the config; on failure it prints one line and returns
+// the exit code.
+func loadConfig(explicit string, stderr io.Writer) (*config.Config, int) {
+	path, err := config.Find(explicit)
+	if err != nil {
+		return nil, usageError(stderr, "%v", err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, usageError(stderr, "%v", err)
+	}
+	return cfg, exitOK
+}
+
+// newProvider returns the demo model or the OpenAI-compatible client of cfg.
+func newProvider(cfg *config.Config, demo bool) llm.Provider {
+	if demo {
+		return llm.NewDemo()
+	}
+	return llm.NewOpenAI(llm.OpenAIOptions{
+		BaseURL:    cfg.LLM.BaseURL,
+		Model:      cfg.LLM.Model,
+		APIKey:     os.Getenv(cfg.LLM.APIKeyEnv),
+		KeyEnvVar:  cfg.LLM.APIKeyEnv,
+		Timeout:    cfg.LLM.Timeout,
+		MaxRetries: llm.DefaultMaxRetries,
+	})
+}
+
+// unwrapOp drops the "listen tcp ADDR:" prefix of a net.OpError.
+func unwrapOp(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
 }

@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/ailab/ai-lab/config"
+	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/store"
+	"github.com/ailab/ai-lab/tracing"
+)
+
+// DBFile is the name of the database under the state directory.
+const DBFile = "ai-lab.db"
+
+// An App is a Server with the state it owns: the database, the token and the exporter.
+type App struct {
+	*Server
+	Token     string
+	db        *store.Store
+	exp       *tracing.Exporter
+	stopWatch func()
+}
+
+// Open wires a Server from cfg: it creates the state directory, the token, the
+// database and (when tracing.otlp_endpoint is set) the OTLP exporter.
+func Open(ctx context.Context, cfg *config.Config, provider llm.Provider, log *slog.Logger) (*App, error) {
+	dir := cfg.StateDir()
+	tok, err := LoadOrCreateToken(cfg.Server.AuthToken, dir)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(filepath.Join(dir, DBFile))
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the database in %s: %w", dir, err)
+	}
+	var exp *tracing.Exporter
+	if cfg.Tracing.OTLPEndpoint != "" {
+		if exp, err = tracing.New(ctx, cfg.Tracing.OTLPEndpoint); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("cannot export traces to %s: %w", cfg.Tracing.OTLPEndpoint, err)
+		}
+	}
+	if !cfg.Sanitize.Enabled {
+		log.Warn("web content sanitization is disabled (sanitize.enabled: false): pages reach the model only wrapped, not cleaned")
+	}
+	s, err := New(Options{Config: cfg, Provider: provider, Store: db, Toolbox: NewToolbox(), Token: tok, Logger: log, Exporter: exp})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	a := &App{Server: s, Token: tok, db: db, exp: exp}
+	if cfg.Path != "" {
+		stop, err := config.Watch(cfg.Path, s.SetConfig, func(err error) {
+			log.Error("config change refused; the previous config stays in force", "err", err)
+		})
+		if err != nil {
+			log.Warn("cannot watch the config file; changes need a restart", "path", cfg.Path, "err", err)
+		} else {
+			a.stopWatch = stop
+		}
+	}
+	return a, nil
+}
+
+// Close flushes the exporter and closes the database.
+func (a *App) Close() error {
+	var errs []error
+	if a.stopWatch != nil {
+		a.stopWatch()
+	}
+	if a.exp != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, a.exp.Shutdown(ctx))
+		cancel()
+	}
+	errs = append(errs, a.db.Close())
+	return errors.Join(errs...)
+}
+
+// Serve answers on ln until ctx ends, then drains in-flight requests (up to drain)
+// and returns. Trace retention runs alongside.
+func (a *App) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
+	hs := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	rctx, stopRetention := context.WithCancel(ctx)
+	defer stopRetention()
+	go a.RunRetention(rctx, time.Hour)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down: draining in-flight requests")
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("draining requests: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,389 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/config"
+	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/store"
+)
+
+func (s *Server) health(c *gin.Context) {
+	c.JSON(http.StatusOK, api.Health{Status: "ok", Version: Version, Model: s.provider.Model()})
+}
+
+// chat starts a user turn: POST /chat.
+func (s *Server) chat(c *gin.Context) {
+	var req api.ChatRequest
+	if err := decode(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if strings.TrimSpace(req.Message) == "" {
+		s.fail(c, failf(ErrInvalidRequest, "the message is empty: send {\"message\": \"...\"}"))
+		return
+	}
+	// The turn goes on if the client hangs up, so its result is saved in the session.
+	ctx := withoutCancel(c)
+	id := req.SessionID
+	if id == "" {
+		id = "s_" + randomHex(8)
+		if err := s.store.CreateSession(ctx, id, title(req.Message), s.now()); err != nil {
+			s.fail(c, err)
+			return
+		}
+	}
+	unlock := s.locks.lock(id)
+	defer unlock()
+	if _, err := s.store.Session(ctx, id); err != nil {
+		s.fail(c, s.sessionErr(id, err))
+		return
+	}
+	p, err := s.store.Pending(ctx, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if p != nil {
+		s.fail(c, failf(ErrApprovalPending, "session %s waits for tool approval decisions; answer them with POST /chat/approve first", id))
+		return
+	}
+	r, err := s.resume(c, id, s.newTurn(id))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	r.append(llm.Message{Role: llm.RoleUser, Content: req.Message})
+	s.answer(c, r, nil)
+}
+
+// approve continues a paused turn with the user's decisions: POST /chat/approve.
+func (s *Server) approve(c *gin.Context) {
+	var req api.ApproveRequest
+	if err := decode(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if req.SessionID == "" {
+		s.fail(c, failf(ErrInvalidRequest, "session_id is missing: name the session whose calls you decide"))
+		return
+	}
+	ctx := withoutCancel(c)
+	unlock := s.locks.lock(req.SessionID)
+	defer unlock()
+	if _, err := s.store.Session(ctx, req.SessionID); err != nil {
+		s.fail(c, s.sessionErr(req.SessionID, err))
+		return
+	}
+	raw, err := s.store.Pending(ctx, req.SessionID)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if raw == nil {
+		s.fail(c, failf(ErrNoPendingApproval, "session %s has no tool calls waiting for approval", req.SessionID))
+		return
+	}
+	var t turn
+	if err := json.Unmarshal(raw, &t); err != nil {
+		s.fail(c, fmt.Errorf("the pending state of %s is unreadable: %w", req.SessionID, err))
+		return
+	}
+	decisions, err := checkDecisions(t.pending(), req.Decisions)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	r, err := s.resume(c, req.SessionID, &t)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.answer(c, r, decisions)
+}
+
+// checkDecisions accepts decisions that name exactly the pending calls, once each.
+func checkDecisions(pending []api.PendingTool, ds []api.Decision) (map[string]api.Decision, error) {
+	want := map[string]bool{}
+	for _, p := range pending {
+		want[p.ToolCallID] = true
+	}
+	got := map[string]api.Decision{}
+	var unknown, repeated, missing []string
+	for _, d := range ds {
+		switch {
+		case !want[d.ToolCallID]:
+			unknown = append(unknown, strconv.Quote(d.ToolCallID))
+		case got[d.ToolCallID].ToolCallID != "":
+			repeated = append(repeated, strconv.Quote(d.ToolCallID))
+		default:
+			got[d.ToolCallID] = d
+		}
+	}
+	for _, p := range pending {
+		if _, ok := got[p.ToolCallID]; !ok {
+			missing = append(missing, strconv.Quote(p.ToolCallID))
+		}
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "missing "+strings.Join(missing, ", "))
+	}
+	if len(unknown) > 0 {
+		parts = append(parts, "unknown "+strings.Join(unknown, ", "))
+	}
+	if len(repeated) > 0 {
+		parts = append(parts, "repeated "+strings.Join(repeated, ", "))
+	}
+	if len(parts) > 0 {
+		return nil, failf(ErrInvalidDecisions, "the decisions must name each pending tool_call_id exactly once: %s", strings.Join(parts, "; "))
+	}
+	return got, nil
+}
+
+// resume loads a session's conversation into a turnRun.
+func (s *Server) resume(c *gin.Context, session string, t *turn) (*turnRun, error) {
+	ctx := withoutCancel(c)
+	reg, err := s.tools()
+	if err != nil {
+		return nil, fmt.Errorf("building the tools: %w", err)
+	}
+	raws, err := s.store.Messages(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	history := make([]llm.Message, 0, len(raws)+8)
+	for _, raw := range raws {
+		var m llm.Message
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("a stored message of %s is unreadable: %w", session, err)
+		}
+		history = append(history, m)
+	}
+	return &turnRun{s: s, ctx: ctx, log: s.logger(c).With("session_id", session), session: session,
+		cfg: s.cfg.Load(), reg: reg, t: t, history: history}, nil
+}
+
+// answer runs the turn and writes its reply in the right shape.
+func (s *Server) answer(c *gin.Context, r *turnRun, decisions map[string]api.Decision) {
+	reply, err := r.run(decisions)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if reply.ApprovalRequired {
+		c.JSON(http.StatusOK, api.ApprovalRequiredResponse{ApprovalRequired: true, SessionID: reply.SessionID,
+			ToolsPending: reply.ToolsPending, Message: reply.Message})
+		return
+	}
+	c.JSON(http.StatusOK, api.ChatResponse{SessionID: reply.SessionID, Response: reply.Response,
+		ToolsUsed: reply.ToolsUsed, Validation: reply.Validation, TraceID: reply.TraceID})
+}
+
+func (s *Server) sessions(c *gin.Context) {
+	list, err := s.store.Sessions(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]api.SessionSummary, 0, len(list))
+	for _, ss := range list {
+		out = append(out, api.SessionSummary{SessionID: ss.ID, Title: ss.Title, CreatedAt: ss.CreatedAt,
+			UpdatedAt: ss.UpdatedAt, PendingApproval: ss.PendingApproval})
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) session(c *gin.Context) {
+	id := c.Param("id")
+	if _, err := s.store.Session(c, id); err != nil {
+		s.fail(c, s.sessionErr(id, err))
+		return
+	}
+	raws, err := s.store.Messages(c, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := api.SessionDetail{SessionID: id, Messages: []api.Message{}, ToolsPending: []api.PendingTool{}}
+	for _, raw := range raws {
+		var m llm.Message
+		if err := json.Unmarshal(raw, &m); err != nil {
+			s.fail(c, err)
+			return
+		}
+		am := api.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			am.ToolCalls = append(am.ToolCalls, api.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: argsJSON(tc.Arguments)})
+		}
+		out.Messages = append(out.Messages, am)
+	}
+	if raw, err := s.store.Pending(c, id); err != nil {
+		s.fail(c, err)
+		return
+	} else if raw != nil {
+		var t turn
+		if err := json.Unmarshal(raw, &t); err == nil {
+			out.ToolsPending = append(out.ToolsPending, t.pending()...)
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) deleteSession(c *gin.Context) {
+	id := c.Param("id")
+	unlock := s.locks.lock(id)
+	defer unlock()
+	if err := s.store.DeleteSession(c, id); err != nil {
+		s.fail(c, s.sessionErr(id, err))
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+func (s *Server) config(c *gin.Context) {
+	c.JSON(http.StatusOK, s.cfg.Load().Public())
+}
+
+// putSafety rewrites the safety preset in config.yaml and puts it in force.
+func (s *Server) putSafety(c *gin.Context) {
+	var u api.SafetyUpdate
+	if err := decode(c, &u); err != nil {
+		s.fail(c, err)
+		return
+	}
+	cur := s.cfg.Load()
+	if cur.Path == "" {
+		s.fail(c, failf(ErrInvalidConfig, "the server runs without a config file, so there is nothing to rewrite; start it with --config PATH"))
+		return
+	}
+	if err := config.WriteSafety(cur.Path, u); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			s.fail(c, failWith(ErrInvalidConfig, err, "%s", ce.Error()))
+			return
+		}
+		s.fail(c, err)
+		return
+	}
+	next, err := config.Load(cur.Path)
+	if err != nil {
+		s.fail(c, failWith(ErrInvalidConfig, err, "%s", err.Error()))
+		return
+	}
+	s.SetConfig(next)
+	c.JSON(http.StatusOK, next.Public())
+}
+
+func (s *Server) execution(c *gin.Context) {
+	e, err := s.store.Execution(c, c.Param("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		s.fail(c, failf(ErrNotFound, "no execution %q in the ledger", c.Param("id")))
+		return
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, e)
+}
+
+func (s *Server) trace(c *gin.Context) {
+	t, err := s.store.Trace(c, c.Param("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		s.fail(c, failf(ErrNotFound, "no trace %q", c.Param("id")))
+		return
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, t)
+}
+
+// traces lists call chains: GET /traces?tool=&since=&until=&min_duration_ms=&failed=true&limit=.
+func (s *Server) traces(c *gin.Context) {
+	var f store.TraceFilter
+	q := c.Request.URL.Query()
+	for key := range q {
+		if !slices.Contains([]string{"tool", "since", "until", "min_duration_ms", "failed", "limit"}, key) {
+			s.fail(c, failf(ErrInvalidRequest, "unknown query parameter %q; use tool, since, until, min_duration_ms, failed or limit", key))
+			return
+		}
+	}
+	f.Tool = q.Get("tool")
+	for _, p := range []struct {
+		key string
+		dst *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		if v := q.Get(p.key); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				s.fail(c, failf(ErrInvalidRequest, "%s=%q is not an RFC 3339 time such as 2026-11-21T23:00:00Z", p.key, v))
+				return
+			}
+			*p.dst = t
+		}
+	}
+	if v := q.Get("min_duration_ms"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			s.fail(c, failf(ErrInvalidRequest, "min_duration_ms=%q is not a whole number of milliseconds", v))
+			return
+		}
+		f.MinDuration = time.Duration(n) * time.Millisecond
+	}
+	if v := q.Get("failed"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			s.fail(c, failf(ErrInvalidRequest, "failed=%q is not true or false", v))
+			return
+		}
+		f.FailedOnly = b
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 500 {
+			s.fail(c, failf(ErrInvalidRequest, "limit=%q must be a whole number from 1 to 500", v))
+			return
+		}
+		f.Limit = n
+	}
+	list, err := s.store.Traces(c, f)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if list == nil {
+		list = []api.Trace{}
+	}
+	c.JSON(http.StatusOK, list)
+}
+
+// sessionErr turns a store miss into the API's session_not_found.
+func (s *Server) sessionErr(id string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return failf(ErrSessionNotFound, "no session %q; omit session_id to start a new one", id)
+	}
+	return err
+}
+
+// title is a session's title: the first line of its first message, shortened.
+func title(msg string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+	if utf8.RuneCountInString(line) <= 60 {
+		return line
+	}
+	return string([]rune(line)[:59]) + "…"
+}

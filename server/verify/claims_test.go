@@ -1,0 +1,138 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ailab/ai-lab/tools"
+)
+
+func TestExtractClaims(t *testing.T) {
+	type want struct {
+		id, tool string
+		kind     ClaimKind
+	}
+	cases := []struct {
+		name string
+		text string
+		want []want
+	}{
+		{"no claims", "The weather is nice {and braces} in prose.", nil},
+		{"bare id takes its tool from the prefix", "see " + searchID + ".", []want{{searchID, "web_search", ClaimBare}}},
+		{"colon mention", "execution_id: " + readID, []want{{readID, "read_webpage", ClaimMention}}},
+		{"equals mention", "execution_id=" + readID, []want{{readID, "read_webpage", ClaimMention}}},
+		{"quoted mention in broken JSON", `"execution_id": "` + readID + `",`, []want{{readID, "read_webpage", ClaimMention}}},
+		{"parenthesised mention", "(execution_id: " + readID + ")", []want{{readID, "read_webpage", ClaimMention}}},
+		{"spaced mention with backticks", "Execution ID: `" + readID + "`", []want{{readID, "read_webpage", ClaimMention}}},
+		{"malformed mention", "(execution_id: speed-42)", []want{{"speed-42", "", ClaimMention}}},
+		{"placeholder is no claim", "cite it as execution_id: <id>", nil},
+		{"tool named right before a mention", "run_speed_test (execution_id: " + searchID + ")", []want{{searchID, "run_speed_test", ClaimMention}}},
+		{"tool named right before a bare id", "run_speed_test: " + searchID, []want{{searchID, "run_speed_test", ClaimBare}}},
+		{"previous id is not a tool name", readID + " " + searchID, []want{{readID, "read_webpage", ClaimBare}, {searchID, "web_search", ClaimBare}}},
+		{"JSON claim with tool_name", `{"tool_name": "web_search", "execution_id": "` + searchID + `"}`, []want{{searchID, "web_search", ClaimJSON}}},
+		{"JSON claim with tool", `{"tool": "read_file", "result": "x"}`, []want{{"", "read_file", ClaimJSON}}},
+		{"JSON claim with function string", `{"function": "run_speed_test", "output": 3}`, []want{{"", "run_speed_test", ClaimJSON}}},
+		{"JSON claim beats the bare id inside it", `{"tool_name": "run_speed_test", "execution_id": "` + searchID + `"}`, []want{{searchID, "run_speed_test", ClaimJSON}}},
+		{"nested claim inside a plain object", `{"results": [{"tool_name": "web_search", "execution_id": "` + searchID + `"}]}`, []want{{searchID, "web_search", ClaimJSON}}},
+		{"braces inside strings", `{"tool_name": "web_search", "note": "a } and a { and \" quote", "execution_id": "` + searchID + `"}`, []want{{searchID, "web_search", ClaimJSON}}},
+		{"fenced JSON claim", "```json\n{\"tool_name\": \"run_speed_test\", \"result\": {}}\n```", []want{{"", "run_speed_test", ClaimJSON}}},
+		{"text-format call is no claim", `{"name": "web_search", "parameters": {"query": "x"}}`, nil},
+		{"tool plus arguments only is a call", `{"tool": "web_search", "arguments": {"query": "x"}}`, nil},
+		{"OpenAI tool_calls shape is a call", `{"id": "call_1", "function": {"name": "web_search", "arguments": "{}"}}`, nil},
+		{"tool plus arguments plus result is a claim", `{"tool": "web_search", "arguments": {"query": "x"}, "result": []}`, []want{{"", "web_search", ClaimJSON}}},
+		{"same id twice is one claim", searchID + " and again " + searchID, []want{{searchID, "web_search", ClaimBare}}},
+		{"id glued to a word is not an id", "Xweb_search_1763769600123_9f86d081", nil},
+		{"execution_id_extra is not a mention", "execution_ids: 4", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ExtractClaims(tc.text)
+			var gw []want
+			for _, c := range got {
+				gw = append(gw, want{c.ExecutionID, c.ToolName, c.Kind})
+				if c.Offset < 0 || c.Offset+len(c.Raw) > len(tc.text) || tc.text[c.Offset:c.Offset+len(c.Raw)] != c.Raw {
+					t.Errorf("claim %+v: Raw is not the text at Offset", c)
+				}
+			}
+			if !slices.Equal(gw, tc.want) {
+				t.Fatalf("claims = %+v, want %+v", gw, tc.want)
+			}
+		})
+	}
+}
+
+// TestFindExecutionIDsMatchesPattern holds the hand-written scanner to the
+// contract's regular expression.
+func TestFindExecutionIDsMatchesPattern(t *testing.T) {
+	for _, text := range idCorpus {
+		assertSameAsPattern(t, text)
+	}
+}
+
+var idCorpus = []string{
+	"",
+	searchID,
+	"x " + searchID + " y " + readID,
+	"a_1_1763769600123_9f86d081",
+	"ab_1763769600123_9f86d081_1763769600123_9f86d082 tail",
+	"Web_search_1763769600123_9f86d081",
+	"1web_search_1763769600123_9f86d081",
+	"web_search_17637696001234_9f86d081",
+	"web_search_1763769600123_9f86d0811",
+	"web_search_1763769600123_9F86D081",
+	"_1763769600123_9f86d081",
+	"é" + searchID + "é",
+	"(" + searchID + ")," + searchID + "_",
+	"web__1763769600123_9f86d081",
+	"a_1763769600123_9f86d081-b_1763769600123_9f86d081",
+}
+
+func assertSameAsPattern(t *testing.T, text string) {
+	t.Helper()
+	var want [][2]int
+	for _, m := range tools.ExecutionIDPattern.FindAllStringSubmatchIndex(text, -1) {
+		want = append(want, [2]int{m[0], m[1]})
+		if got := idPrefix(text[m[0]:m[1]]); got != text[m[2]:m[3]] {
+			t.Errorf("idPrefix(%q) = %q, pattern says %q", text[m[0]:m[1]], got, text[m[2]:m[3]])
+		}
+	}
+	var got [][2]int
+	for _, s := range findExecutionIDs(text) {
+		got = append(got, [2]int{s.Start, s.End})
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findExecutionIDs(%q) = %v, pattern finds %v", text, got, want)
+	}
+}
+
+func TestNewExecutionIDIsFound(t *testing.T) {
+	for _, name := range tools.Names {
+		id := tools.NewExecutionID(name, now)
+		claims := ExtractClaims(fmt.Sprintf("result (%s).", id))
+		if len(claims) != 1 || claims[0].ExecutionID != id || claims[0].ToolName != name {
+			t.Errorf("claims of %s = %+v", id, claims)
+		}
+	}
+}
+
+func FuzzExtractClaims(f *testing.F) {
+	for _, s := range idCorpus {
+		f.Add(s)
+	}
+	f.Add(`{"tool_name": "run_speed_test", "result": {"a": "}"}} {{{ "execution_id": "x"`)
+	f.Add("execution_id: " + readID + " {\"name\": \"web_search\", \"parameters\": {}}")
+	f.Add(strings.Repeat("{\"", 50))
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, c := range ExtractClaims(text) {
+			if c.Offset < 0 || c.Offset+len(c.Raw) > len(text) || text[c.Offset:c.Offset+len(c.Raw)] != c.Raw {
+				t.Fatalf("claim %+v is not at its offset", c)
+			}
+			if c.ExecutionID == "" && (c.Kind != ClaimJSON || c.ToolName == "") {
+				t.Fatalf("claim %+v has neither id nor JSON tool", c)
+			}
+		}
+		assertSameAsPattern(t, text)
+	})
+}

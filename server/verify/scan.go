@@ -1,0 +1,151 @@
+package verify
+
+// Both the claim extractor and the text tool-call parser need to find JSON
+// objects inside free prose. Prose is not JSON, so a decoder cannot be pointed at
+// the whole reply; instead every '{' is tried as the start of an object and its
+// matching '}' is found by a small scanner that knows JSON strings and escapes.
+// Only the spans it finds are handed to encoding/json.
+
+// An objectScanner finds the end of the JSON-looking object that starts at a
+// given '{' of one text. It remembers every brace pair it has matched: a '{'
+// met outside a string while scanning an enclosing object is in the same lexical
+// state a fresh scan from it would be in, so its answer is already known. That
+// keeps a reply full of nested objects linear instead of quadratic.
+type objectScanner struct {
+	text string
+	ends map[int]int // '{' offset -> offset just past its '}', or -1 when it never closes
+}
+
+// maxObjectBytes bounds a single candidate object, so that one stray '{' in a
+// long reply does not make every later brace rescan the rest of the text.
+const maxObjectBytes = 64 << 10
+
+func newObjectScanner(text string) *objectScanner {
+	return &objectScanner{text: text}
+}
+
+// end returns the offset just past the '}' that closes the object opening at
+// start, or -1 when the braces never balance.
+func (s *objectScanner) end(start int) int {
+	if e, ok := s.ends[start]; ok {
+		return e
+	}
+	if s.ends == nil {
+		s.ends = make(map[int]int)
+	}
+	text := s.text
+	limit := min(len(text), start+maxObjectBytes)
+	var stack []int
+	inString, escaped := false, false
+	for i := start; i < limit; i++ {
+		c := text[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{':
+			stack = append(stack, i)
+		case '}':
+			if len(stack) == 0 {
+				continue
+			}
+			open := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			s.ends[open] = i + 1
+			if len(stack) == 0 {
+				return i + 1
+			}
+		}
+	}
+	if limit == len(text) {
+		// Reaching the real end of the text proves every open brace on the stack
+		// never closes; hitting only the size limit proves nothing about inner ones.
+		for _, open := range stack {
+			s.ends[open] = -1
+		}
+	}
+	s.ends[start] = -1
+	return -1
+}
+
+// isWordByte reports whether c is a regexp word character (\w in RE2).
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func isHexLower(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+
+// An idSpan is one execution id found in text: text[Start:End], whose tool
+// prefix ends at ToolEnd.
+type idSpan struct {
+	Start, ToolEnd, End int
+}
+
+// findExecutionIDs returns every match of tools.ExecutionIDPattern in text, in
+// order. It is hand-written because the regexp engine needs about 0.8 ms for a
+// 20 KB reply, nearly the whole validation budget; this scan needs a few
+// microseconds. TestFindExecutionIDsMatchesPattern and the fuzz target hold it
+// to exactly the pattern's answers.
+func findExecutionIDs(text string) []idSpan {
+	var spans []idSpan
+	// An id is <prefix>_<13 digits>_<8 hex>; the anchor is the '_' before the
+	// digits. The prefix is the whole run of word characters before it, because
+	// \b can only hold at the start of such a run.
+	const tail = 1 + 13 + 1 + 8
+	from := 0
+	for i := 0; i+tail <= len(text); i++ {
+		if text[i] != '_' || i == 0 {
+			continue
+		}
+		j := i + 1
+		for j < i+14 && '0' <= text[j] && text[j] <= '9' {
+			j++
+		}
+		if j != i+14 || text[j] != '_' {
+			continue
+		}
+		k := j + 1
+		for k < j+9 && isHexLower(text[k]) {
+			k++
+		}
+		if k != j+9 || (k < len(text) && isWordByte(text[k])) {
+			continue
+		}
+		start := i
+		for start > from && isWordByte(text[start-1]) {
+			start--
+		}
+		if start == i || start < from || !validPrefix(text[start:i]) {
+			continue
+		}
+		spans = append(spans, idSpan{Start: start, ToolEnd: i, End: k})
+		from = k
+		i = k - 1
+	}
+	return spans
+}
+
+// validPrefix reports whether p can be the tool part of an execution id:
+// a lowercase letter followed by lowercase letters, digits and underscores.
+func validPrefix(p string) bool {
+	if p == "" || p[0] < 'a' || p[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(p); i++ {
+		c := p[i]
+		if !(c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
