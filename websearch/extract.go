@@ -1,0 +1,241 @@
+package websearch
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
+	trafilatura "github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
+)
+
+// jsShellMaxRunes is how little text a page with scripts may have before it is
+// called a JavaScript shell rather than a (very short) page.
+const jsShellMaxRunes = 80
+
+// An article is what extraction keeps of an HTML page.
+type article struct {
+	title string
+	text  string
+	// scripted says the page carries <script> elements, i.e. it may need JavaScript.
+	scripted bool
+}
+
+// extractArticle finds the main content of an HTML page (UTF-8) with trafilatura
+// and renders it as markdown-like text: headings, paragraphs, lists, quotes.
+// Navigation, comments and boilerplate are left out.
+func extractArticle(page []byte, pageURL *url.URL) article {
+	doc, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		return article{}
+	}
+	var a article
+	gq := goquery.NewDocumentFromNode(doc)
+	a.scripted = gq.Find("script").Length() > 0
+	a.title = cleanText(gq.Find("title").First().Text())
+
+	res, err := runTrafilatura(doc, pageURL)
+	if err == nil && res != nil {
+		if t := cleanText(res.Metadata.Title); t != "" {
+			a.title = t
+		}
+		if res.ContentNode != nil {
+			a.text = renderText(res.ContentNode)
+		}
+		if a.text == "" {
+			a.text = strings.TrimSpace(res.ContentText)
+		}
+	}
+	if a.text == "" {
+		// Very short pages fall under trafilatura's minimum size; their visible
+		// body text is still the page.
+		body := gq.Find("body").Clone()
+		body.Find("script, style, noscript, template, nav, header, footer, aside, form, svg").Remove()
+		a.text = cleanText(body.Text())
+	}
+	return a
+}
+
+// runTrafilatura extracts the main content. A panic inside the extractor on
+// hostile markup must cost one page, not the server, so it becomes an error.
+func runTrafilatura(doc *html.Node, pageURL *url.URL) (res *trafilatura.ExtractResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("extractor failed: %v", r)
+		}
+	}()
+	return trafilatura.ExtractDocument(doc, trafilatura.Options{
+		OriginalURL:     pageURL,
+		EnableFallback:  true,
+		ExcludeComments: true,
+		Deduplicate:     true,
+		// Dates are not used and their search is the slowest part of extraction.
+		HtmlDateMode: trafilatura.Disabled,
+	})
+}
+
+// isJavaScriptShell reports whether a page came out nearly empty because its
+// text is drawn by scripts.
+func (a article) isJavaScriptShell() bool {
+	return a.scripted && utf8.RuneCountInString(a.text) < jsShellMaxRunes
+}
+
+// A textWriter renders a node tree as plain text with markdown-like blocks.
+type textWriter struct {
+	b strings.Builder
+	// breaks is how many newlines must come before the next text (0, 1 or 2).
+	breaks int
+	// space says a space must come before the next inline text.
+	space  bool
+	prefix string // written at the start of each line ("> " in quotes)
+}
+
+func renderText(n *html.Node) string {
+	var w textWriter
+	w.node(n)
+	return strings.TrimSpace(w.b.String())
+}
+
+func (w *textWriter) block(n int) {
+	if w.b.Len() > 0 {
+		w.breaks = max(w.breaks, n)
+	}
+	w.space = false
+}
+
+func (w *textWriter) text(s string, pre bool) {
+	if !pre {
+		lead := len(s) > 0 && isSpace(s[0])
+		trail := len(s) > 0 && isSpace(s[len(s)-1])
+		s = cleanText(s)
+		if s == "" {
+			if lead || trail {
+				w.space = true
+			}
+			return
+		}
+		if lead {
+			w.space = true
+		}
+		defer func() { w.space = trail }()
+	}
+	if s == "" {
+		return
+	}
+	switch {
+	case w.breaks > 0:
+		w.b.WriteString(strings.Repeat("\n", w.breaks))
+		w.b.WriteString(w.prefix)
+	case w.b.Len() == 0:
+		w.b.WriteString(w.prefix)
+	case w.space:
+		w.b.WriteByte(' ')
+	}
+	w.breaks, w.space = 0, false
+	if pre && w.prefix != "" {
+		s = strings.ReplaceAll(s, "\n", "\n"+w.prefix)
+	}
+	w.b.WriteString(s)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' }
+
+func (w *textWriter) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.node(c)
+	}
+}
+
+func (w *textWriter) node(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		w.text(n.Data, false)
+		return
+	case html.ElementNode:
+	default:
+		w.children(n)
+		return
+	}
+	switch n.Data {
+	case "script", "style", "noscript", "template", "img", "svg", "head":
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		w.block(2)
+		level, _ := strconv.Atoi(n.Data[1:])
+		w.text(strings.Repeat("#", level)+" ", true)
+		w.children(n)
+		w.block(2)
+	case "ul", "ol", "dl":
+		w.block(2)
+		i := 0
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || (c.Data != "li" && c.Data != "dt" && c.Data != "dd") {
+				w.node(c)
+				continue
+			}
+			i++
+			w.block(1)
+			if n.Data == "ol" {
+				w.text(strconv.Itoa(i)+". ", true)
+			} else {
+				w.text("- ", true)
+			}
+			w.children(c)
+		}
+		w.block(2)
+	case "blockquote":
+		w.block(2)
+		old := w.prefix
+		w.prefix += "> "
+		w.children(n)
+		w.prefix = old
+		w.block(2)
+	case "pre":
+		w.block(2)
+		w.text(strings.Trim(nodeText(n), "\n"), true)
+		w.block(2)
+	case "br":
+		w.block(1)
+	case "hr":
+		w.block(2)
+	case "tr":
+		w.block(1)
+		first := true
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && (c.Data == "td" || c.Data == "th") {
+				if !first {
+					w.space = true
+					w.text("|", true)
+					w.space = true
+				}
+				first = false
+				w.children(c)
+			}
+		}
+		w.block(1)
+	case "p", "div", "section", "article", "main", "table", "figure", "figcaption", "header", "footer", "summary", "details", "li", "dt", "dd":
+		w.block(2)
+		w.children(n)
+		w.block(2)
+	default:
+		w.children(n)
+	}
+}
+
+func nodeText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
