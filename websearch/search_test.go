@@ -512,4 +512,3 @@ func BenchmarkParseLiteResults(b *testing.B) {
 		}
 	}
 }
-
