@@ -1,0 +1,512 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxReadBytes is the largest file read_file returns: a bigger one would
+// crowd everything else out of the model's context.
+const MaxReadBytes = 1 << 20
+
+// MaxListEntries is the most entries list_directory returns; the result then
+// says it was truncated and how many entries there are.
+const MaxListEntries = 500
+
+// FileTools returns the seven file tools (read_file, write_file, delete_file,
+// move_file, copy_file, create_directory, list_directory), all confined to ws.
+// Pass them to NewRegistry together with the web tools. The tools share ws,
+// which is safe for concurrent use; closing it disables them.
+func FileTools(ws *Workspace) []Tool {
+	return []Tool{
+		newFileTool(ReadFile,
+			"Read a UTF-8 text file in the workspace and return its content. Binary files and files over 1 MiB are refused.",
+			objectSchema([]string{"path"}, map[string]any{"path": pathProp("File to read, relative to the workspace.")}),
+			ws.readFile),
+		newFileTool(WriteFile,
+			"Write text to a file in the workspace, creating it and any missing parent folders, or replacing its content if it exists.",
+			objectSchema([]string{"path", "content"}, map[string]any{
+				"path":    pathProp("File to write, relative to the workspace."),
+				"content": map[string]any{"type": "string", "description": "The full text the file should hold."},
+			}),
+			ws.writeFile),
+		newFileTool(DeleteFile,
+			"Delete one file in the workspace. Folders are not deleted.",
+			objectSchema([]string{"path"}, map[string]any{"path": pathProp("File to delete, relative to the workspace.")}),
+			ws.deleteFile),
+		newFileTool(MoveFile,
+			"Move or rename a file or folder inside the workspace. Missing parent folders of the destination are created; an existing destination is never overwritten.",
+			transferSchema("File or folder to move, relative to the workspace.", "Its new path, relative to the workspace (the full path, not only the folder)."),
+			ws.moveFile),
+		newFileTool(CopyFile,
+			"Copy one file to a new path inside the workspace. Missing parent folders of the destination are created; an existing destination is never overwritten.",
+			transferSchema("File to copy, relative to the workspace.", "Path of the copy, relative to the workspace (the full path, not only the folder)."),
+			ws.copyFile),
+		newFileTool(CreateDirectory,
+			"Create a folder in the workspace, with any missing parent folders. Succeeds if it already exists.",
+			objectSchema([]string{"path"}, map[string]any{"path": pathProp("Folder to create, relative to the workspace.")}),
+			ws.createDirectory),
+		newFileTool(ListDirectory,
+			fmt.Sprintf("List a folder of the workspace: each entry's name, type (file, dir, symlink) and size, sorted by name, at most %d entries.", MaxListEntries),
+			objectSchema(nil, map[string]any{"path": pathProp("Folder to list, relative to the workspace; . (the default) is the workspace itself.")}),
+			ws.listDirectory),
+	}
+}
+
+// A fileTool adapts a typed run function to the Tool interface: it decodes
+// the model's arguments strictly, then runs.
+type fileTool[A any] struct {
+	name, description string
+	params            map[string]any
+	run               func(context.Context, A) (any, error)
+}
+
+func newFileTool[A any](name, description string, params map[string]any, run func(context.Context, A) (any, error)) Tool {
+	return &fileTool[A]{name: name, description: description, params: params, run: run}
+}
+
+func (t *fileTool[A]) Name() string               { return t.name }
+func (t *fileTool[A]) Description() string        { return t.description }
+func (t *fileTool[A]) Parameters() map[string]any { return t.params }
+
+func (t *fileTool[A]) Run(ctx context.Context, raw json.RawMessage) (any, error) {
+	var args A
+	if err := DecodeArgs(raw, &args); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s was cancelled before it ran: %v", t.name, err)
+	}
+	return t.run(ctx, args)
+}
+
+func objectSchema(required []string, props map[string]any) map[string]any {
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if required == nil {
+		required = []string{}
+	}
+	s["required"] = required
+	return s
+}
+
+func pathProp(desc string) map[string]any {
+	return map[string]any{"type": "string", "description": desc}
+}
+
+func transferSchema(source, destination string) map[string]any {
+	return objectSchema([]string{"source", "destination"}, map[string]any{
+		"source":      pathProp(source),
+		"destination": pathProp(destination),
+	})
+}
+
+type pathArgs struct {
+	Path string `json:"path" arg:"required"`
+}
+
+type writeArgs struct {
+	Path    string `json:"path" arg:"required"`
+	Content string `json:"content" arg:"required,empty"`
+}
+
+type transferArgs struct {
+	Source      string `json:"source" arg:"required"`
+	Destination string `json:"destination" arg:"required"`
+}
+
+type listArgs struct {
+	Path string `json:"path"`
+}
+
+// ReadFileResult is what read_file returns.
+type ReadFileResult struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+	Size    int64  `json:"size"`
+}
+
+// WriteFileResult is what write_file returns.
+type WriteFileResult struct {
+	Path         string `json:"path"`
+	BytesWritten int    `json:"bytes_written"`
+	Overwritten  bool   `json:"overwritten"`
+}
+
+// DeleteFileResult is what delete_file returns.
+type DeleteFileResult struct {
+	Path    string `json:"path"`
+	Deleted bool   `json:"deleted"`
+}
+
+// MoveFileResult is what move_file returns.
+type MoveFileResult struct {
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+}
+
+// CopyFileResult is what copy_file returns.
+type CopyFileResult struct {
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+	BytesCopied int64  `json:"bytes_copied"`
+}
+
+// CreateDirectoryResult is what create_directory returns; Created is false
+// when the folder already existed.
+type CreateDirectoryResult struct {
+	Path    string `json:"path"`
+	Created bool   `json:"created"`
+}
+
+// ListDirectoryResult is what list_directory returns. Total counts every
+// entry; Entries holds at most MaxListEntries of them.
+type ListDirectoryResult struct {
+	Path      string     `json:"path"`
+	Entries   []DirEntry `json:"entries"`
+	Total     int        `json:"total"`
+	Truncated bool       `json:"truncated"`
+	Note      string     `json:"note,omitempty"`
+}
+
+// A DirEntry is one entry of a listing. Type is "file", "dir", "symlink" or
+// "other"; Size is the byte size of files and symlinks, 0 for the rest.
+type DirEntry struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Size int64  `json:"size"`
+}
+
+func slash(rel string) string { return filepath.ToSlash(rel) }
+
+func (w *Workspace) readFile(_ context.Context, a pathArgs) (any, error) {
+	rel, err := w.resolve(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	// Stat before opening: opening a FIFO would block the tool forever.
+	fi, err := w.root.Stat(rel)
+	if err != nil {
+		return nil, opError("read", a.Path, err)
+	}
+	switch {
+	case fi.IsDir():
+		return nil, fmt.Errorf("path %s is a directory; use list_directory to see what it holds", a.Path)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("path %s is not a regular file; read_file reads text files only", a.Path)
+	case fi.Size() > MaxReadBytes:
+		return nil, tooBig(a.Path, fi.Size())
+	}
+	f, err := w.root.Open(rel)
+	if err != nil {
+		return nil, opError("read", a.Path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxReadBytes+1))
+	if err != nil {
+		return nil, opError("read", a.Path, err)
+	}
+	if len(data) > MaxReadBytes { // it grew after the Stat
+		return nil, tooBig(a.Path, int64(len(data)))
+	}
+	if isBinary(data) {
+		return nil, fmt.Errorf("path %s is a binary file; read_file reads text only", a.Path)
+	}
+	return ReadFileResult{Path: slash(rel), Content: string(data), Size: int64(len(data))}, nil
+}
+
+func tooBig(shown string, size int64) error {
+	return fmt.Errorf("path %s is %s (%d bytes), over read_file's limit of 1 MiB (%d bytes); it cannot be read whole", shown, humanSize(size), size, MaxReadBytes)
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// isBinary reports whether data is not UTF-8 text: a NUL byte or an invalid
+// UTF-8 sequence anywhere. The whole file is checked, not a prefix, because
+// the content must survive as a JSON string (invalid bytes would be silently
+// replaced) and the file is at most 1 MiB.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
+}
+
+func (w *Workspace) writeFile(_ context.Context, a writeArgs) (any, error) {
+	rel, err := w.resolve(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	if rel == "." {
+		return nil, errors.New("path . is the workspace itself; give the path of a file to write")
+	}
+	overwritten := false
+	if fi, err := w.root.Stat(rel); err == nil {
+		switch {
+		case fi.IsDir():
+			return nil, fmt.Errorf("path %s is a directory; write_file writes files only", a.Path)
+		case !fi.Mode().IsRegular():
+			return nil, fmt.Errorf("path %s is not a regular file; write_file writes regular files only", a.Path)
+		}
+		overwritten = true
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, opError("write", a.Path, err)
+	}
+	if err := w.mkdirParent(rel, a.Path); err != nil {
+		return nil, err
+	}
+	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, opError("write", a.Path, err)
+	}
+	n, err := f.WriteString(a.Content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, opError("write", a.Path, err)
+	}
+	return WriteFileResult{Path: slash(rel), BytesWritten: n, Overwritten: overwritten}, nil
+}
+
+// mkdirParent creates the missing folders above rel.
+func (w *Workspace) mkdirParent(rel, shown string) error {
+	dir := filepath.Dir(rel)
+	if dir == "." {
+		return nil
+	}
+	if err := w.root.MkdirAll(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrInvalid) {
+			return fmt.Errorf("cannot create the folders of %s: a part of the path is a file, not a folder", shown)
+		}
+		return opError("create the folders of", shown, err)
+	}
+	return nil
+}
+
+func (w *Workspace) deleteFile(_ context.Context, a pathArgs) (any, error) {
+	rel, err := w.resolve(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	// Lstat: a symlink is deleted itself, never what it points to.
+	fi, err := w.root.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("no such file: %s", a.Path)
+	case err != nil:
+		return nil, opError("delete", a.Path, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("path %s is a directory; delete_file deletes files only", a.Path)
+	}
+	if err := w.root.Remove(rel); err != nil {
+		return nil, opError("delete", a.Path, err)
+	}
+	return DeleteFileResult{Path: slash(rel), Deleted: true}, nil
+}
+
+// transferEnds resolves both ends of a move or copy and checks the
+// destination is free: neither tool overwrites, because replacing a file the
+// user did not name as a target is a surprise nobody approved.
+func (w *Workspace) transferEnds(tool string, a transferArgs) (src, dst string, srcInfo fs.FileInfo, err error) {
+	if src, err = w.resolve(a.Source); err != nil {
+		return "", "", nil, err
+	}
+	if dst, err = w.resolve(a.Destination); err != nil {
+		return "", "", nil, err
+	}
+	if src == "." {
+		return "", "", nil, fmt.Errorf("source . is the workspace itself; %s takes a file inside it", tool)
+	}
+	if dst == "." {
+		return "", "", nil, fmt.Errorf("destination . is the workspace itself; give the full new path, e.g. %s", slash(filepath.Base(src)))
+	}
+	srcInfo, err = w.root.Lstat(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "", nil, fmt.Errorf("no such file: %s", a.Source)
+	} else if err != nil {
+		return "", "", nil, opError(strings.TrimSuffix(tool, "_file"), a.Source, err)
+	}
+	dfi, err := w.root.Lstat(dst)
+	switch {
+	case err == nil && dfi.IsDir():
+		return "", "", nil, fmt.Errorf("destination %s is an existing directory; give the full new path, e.g. %s", a.Destination, slash(filepath.Join(dst, filepath.Base(src))))
+	case err == nil:
+		return "", "", nil, fmt.Errorf("destination %s already exists; %s does not overwrite, so delete it first or choose another name", a.Destination, tool)
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", "", nil, opError("use", a.Destination, err)
+	}
+	return src, dst, srcInfo, nil
+}
+
+func (w *Workspace) moveFile(_ context.Context, a transferArgs) (any, error) {
+	src, dst, fi, err := w.transferEnds(MoveFile, a)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() && strings.HasPrefix(dst, src+string(filepath.Separator)) {
+		return nil, fmt.Errorf("cannot move directory %s into itself", a.Source)
+	}
+	if err := w.mkdirParent(dst, a.Destination); err != nil {
+		return nil, err
+	}
+	// Rename would replace a destination created since transferEnds looked;
+	// os.Root offers no no-replace rename, and that window is only as wide as
+	// two system calls inside the user's own folder.
+	if err := w.root.Rename(src, dst); err != nil {
+		return nil, opError("move", a.Source, err)
+	}
+	return MoveFileResult{Source: slash(src), Destination: slash(dst)}, nil
+}
+
+func (w *Workspace) copyFile(ctx context.Context, a transferArgs) (any, error) {
+	src, dst, _, err := w.transferEnds(CopyFile, a)
+	if err != nil {
+		return nil, err
+	}
+	// Stat, not the Lstat of transferEnds: copying a symlink copies the file
+	// it points to (inside the workspace, as resolve checked).
+	fi, err := w.root.Stat(src)
+	switch {
+	case err != nil:
+		return nil, opError("copy", a.Source, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("source %s is a directory; copy_file copies files only", a.Source)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("source %s is not a regular file; copy_file copies regular files only", a.Source)
+	}
+	if err := w.mkdirParent(dst, a.Destination); err != nil {
+		return nil, err
+	}
+	in, err := w.root.Open(src)
+	if err != nil {
+		return nil, opError("copy", a.Source, err)
+	}
+	defer in.Close()
+	// O_EXCL makes "never overwrite" hold even against a file that appeared
+	// since transferEnds looked.
+	out, err := w.root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("destination %s already exists; copy_file does not overwrite, so delete it first or choose another name", a.Destination)
+	} else if err != nil {
+		return nil, opError("create", a.Destination, err)
+	}
+	n, err := io.Copy(out, ctxReader{ctx, in})
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = w.root.Remove(dst) // leave no half copy behind
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("copy of %s was cancelled: %v", a.Source, ctx.Err())
+		}
+		return nil, opError("copy", a.Source, err)
+	}
+	return CopyFileResult{Source: slash(src), Destination: slash(dst), BytesCopied: n}, nil
+}
+
+// ctxReader stops a long copy when the request is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+func (w *Workspace) createDirectory(_ context.Context, a pathArgs) (any, error) {
+	rel, err := w.resolve(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := w.root.Stat(rel)
+	switch {
+	case err == nil && fi.IsDir():
+		return CreateDirectoryResult{Path: slash(rel), Created: false}, nil
+	case err == nil:
+		return nil, fmt.Errorf("path %s already exists and is a file, not a directory", a.Path)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, opError("create", a.Path, err)
+	}
+	if err := w.root.MkdirAll(rel, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrInvalid) {
+			return nil, fmt.Errorf("cannot create directory %s: a part of the path is a file, not a directory", a.Path)
+		}
+		return nil, opError("create directory", a.Path, err)
+	}
+	return CreateDirectoryResult{Path: slash(rel), Created: true}, nil
+}
+
+func (w *Workspace) listDirectory(_ context.Context, a listArgs) (any, error) {
+	shown := a.Path
+	if strings.TrimSpace(shown) == "" {
+		shown = "."
+	}
+	rel, err := w.resolve(shown)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := w.root.Stat(rel)
+	if err != nil {
+		return nil, opError("list", shown, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("path %s is a file, not a directory; use read_file to read it", shown)
+	}
+	d, err := w.root.Open(rel)
+	if err != nil {
+		return nil, opError("list", shown, err)
+	}
+	defer d.Close()
+	// Names only, then Lstat of the shown ones: File.ReadDir on a directory
+	// opened through os.Root stats every entry, which a 100,000-entry folder
+	// would pay for in full to show 500.
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, opError("list", shown, err)
+	}
+	slices.Sort(names)
+	res := ListDirectoryResult{Path: slash(rel), Total: len(names), Entries: make([]DirEntry, 0, min(len(names), MaxListEntries))}
+	if len(names) > MaxListEntries {
+		names = names[:MaxListEntries]
+		res.Truncated = true
+		res.Note = fmt.Sprintf("showing the first %d of %d entries by name; list a subfolder to narrow it down", MaxListEntries, res.Total)
+	}
+	for _, name := range names {
+		e := DirEntry{Name: name, Type: "other"}
+		li, err := w.root.Lstat(filepath.Join(rel, name))
+		if err != nil {
+			continue // removed while we listed
+		}
+		switch m := li.Mode(); {
+		case m.IsRegular():
+			e.Type, e.Size = "file", li.Size()
+		case m.IsDir():
+			e.Type = "dir"
+		case m&fs.ModeSymlink != 0:
+			e.Type, e.Size = "symlink", li.Size()
+		}
+		res.Entries = append(res.Entries, e)
+	}
+	return res, nil
+}

@@ -1,0 +1,65 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+)
+
+// A Registry holds the tools the model may call this run, keyed by their
+// catalog name. It is read-only after NewRegistry, so it is safe to share.
+type Registry struct {
+	tools map[string]Tool
+	names []string // catalog order
+}
+
+// A Spec is what the model is told about one tool.
+type Spec struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// NewRegistry registers ts. It refuses a nil tool, a name that is not in the
+// catalog (Names), and a name given twice, so the model never sees a tool the
+// approval presets do not know about.
+func NewRegistry(ts ...Tool) (*Registry, error) {
+	r := &Registry{tools: make(map[string]Tool, len(ts))}
+	for i, t := range ts {
+		if t == nil {
+			return nil, fmt.Errorf("tool %d of %d is nil", i+1, len(ts))
+		}
+		name := t.Name()
+		if !IsName(name) {
+			return nil, fmt.Errorf("tool %q is not in the catalog; known tools are %v", name, Names)
+		}
+		if _, dup := r.tools[name]; dup {
+			return nil, fmt.Errorf("tool %q is registered twice", name)
+		}
+		r.tools[name] = t
+	}
+	for _, name := range Names {
+		if _, ok := r.tools[name]; ok {
+			r.names = append(r.names, name)
+		}
+	}
+	return r, nil
+}
+
+// Get returns the tool registered under name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names lists the registered tool names in catalog order.
+func (r *Registry) Names() []string { return slices.Clone(r.names) }
+
+// Specs describes the registered tools in catalog order, for the model.
+func (r *Registry) Specs() []Spec {
+	specs := make([]Spec, len(r.names))
+	for i, name := range r.names {
+		t := r.tools[name]
+		specs[i] = Spec{Name: name, Description: t.Description(), Parameters: t.Parameters()}
+	}
+	return specs
+}

@@ -1,0 +1,161 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// ErrOutsideWorkspace is matched (errors.Is) by every refusal of a path that
+// is absolute, climbs out with "..", or goes through a symbolic link that
+// leads outside the workspace.
+var ErrOutsideWorkspace = errors.New("path is outside the workspace")
+
+// A refusal is a path the file tools will not touch; its text is the one
+// sentence the model sees.
+type refusal struct{ msg string }
+
+func (e *refusal) Error() string        { return e.msg }
+func (e *refusal) Is(target error) bool { return target == ErrOutsideWorkspace }
+
+func refuse(format string, a ...any) error { return &refusal{msg: fmt.Sprintf(format, a...)} }
+
+// A Workspace is the one folder the file tools may see. Every access goes
+// through an os.Root, which the kernel-level openat walk keeps inside the
+// folder even if a symlink is swapped in mid-operation; the checks in resolve
+// come first only so a refusal can say which rule the path broke.
+type Workspace struct {
+	dir  string
+	root *os.Root
+}
+
+// OpenWorkspace opens dir as the workspace, creating it (and its parents) if
+// it is missing. Close it when done.
+func OpenWorkspace(dir string) (*Workspace, error) {
+	if strings.TrimSpace(dir) == "" {
+		return nil, errors.New("the workspace folder is empty: set tools.workspace to a folder")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the workspace folder %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the workspace folder %s: %w", dir, err)
+	}
+	return &Workspace{dir: dir, root: root}, nil
+}
+
+// Dir is the workspace folder as given to OpenWorkspace.
+func (w *Workspace) Dir() string { return w.dir }
+
+// Close releases the workspace's directory handle; the tools fail after it.
+func (w *Workspace) Close() error { return w.root.Close() }
+
+// resolve turns a path from the model into a clean path relative to the
+// workspace root ("." for the root itself), or refuses it. The path need not
+// exist. Symlinks that stay inside the workspace are allowed, as os.Root
+// allows them.
+func (w *Workspace) resolve(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("the path is empty; give a path relative to the workspace, or . for the workspace itself")
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("path %q contains a NUL byte; remove it", p)
+	}
+	if filepath.IsAbs(p) || filepath.VolumeName(p) != "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) {
+		return "", refuse("path %s is absolute; file tools take paths relative to the workspace", p)
+	}
+	rel := filepath.Clean(filepath.FromSlash(p))
+	// IsLocal is the lexical test: after cleaning, no ".." may lead above the
+	// root, so "a/../../x" is refused as well as "../x".
+	if !filepath.IsLocal(rel) {
+		return "", refuse("path %s leaves the workspace; use a path inside it", p)
+	}
+	if err := w.checkSymlinks(p, rel); err != nil {
+		return "", err
+	}
+	return rel, nil
+}
+
+// checkSymlinks walks rel one component at a time and refuses it if a
+// component is a symlink that cannot be followed inside the workspace
+// (outside, absolute, dangling out of it, or a loop). It stops at the first
+// missing component: what does not exist yet leads nowhere.
+func (w *Workspace) checkSymlinks(shown, rel string) error {
+	if rel == "." {
+		return nil
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i := range parts {
+		prefix := filepath.Join(parts[:i+1]...)
+		fi, err := w.root.Lstat(prefix)
+		if err != nil {
+			// Missing, or a file used as a directory: the operation itself
+			// reports that in its own words.
+			return nil
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		_, err = w.root.Stat(prefix)
+		switch {
+		case err == nil || errors.Is(err, fs.ErrNotExist):
+			// Leads inside (or to a missing entry inside, which os.Root
+			// would create inside): allowed.
+		case errors.Is(err, syscall.ELOOP):
+			return refuse("path %s goes through a symbolic link loop at %s; remove or fix the link", shown, filepath.ToSlash(prefix))
+		default:
+			return refuse("path %s goes through a symbolic link (%s) that points outside the workspace", shown, filepath.ToSlash(prefix))
+		}
+	}
+	return nil
+}
+
+// escapes reports whether err is os.Root's refusal of a path that leads
+// outside. The error value is unexported in package os, so its text is the
+// only handle; resolve catches these cases first, so this only matters when a
+// symlink changes between the check and the operation.
+func escapes(err error) bool {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error() == "path escapes from parent"
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err.Error() == "path escapes from parent"
+	}
+	return false
+}
+
+// opError turns the error of a filesystem operation on the path shown into
+// one sentence for the model. It keeps the workspace's host path out of the
+// message: the model only knows workspace-relative paths.
+func opError(verb, shown string, err error) error {
+	var inner error = err
+	var pe *fs.PathError
+	var le *os.LinkError
+	if errors.As(err, &pe) {
+		inner = pe.Err
+	} else if errors.As(err, &le) {
+		inner = le.Err
+	}
+	switch {
+	case escapes(err):
+		return refuse("path %s goes through a symbolic link that points outside the workspace", shown)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("no such file or directory: %s", shown)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("cannot %s %s: a part of the path is a file, not a directory", verb, shown)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot %s %s: permission denied", verb, shown)
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("cannot %s %s: too many symbolic links", verb, shown)
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("cannot %s %s: the disk is full", verb, shown)
+	}
+	return fmt.Errorf("cannot %s %s: %v", verb, shown, inner)
+}
