@@ -222,7 +222,7 @@ func (b *Batch) Screen(opt ScreenOptions) string {
 	var sb strings.Builder
 	sb.WriteString(opt.Style.Title.Render(cut("⚠ Tool Approval Required", width)))
 	sb.WriteString("\n")
-	sb.WriteString(cut(Visible(msg), width))
+	sb.WriteString(ansi.Wrap(Visible(msg), width, ""))
 	sb.WriteString("\n\n")
 	sb.WriteString(b.table(width, opt))
 	return sb.String()
@@ -242,8 +242,8 @@ func (b *Batch) table(width int, opt ScreenOptions) string {
 	}
 	// Borders (3) and cell padding (1 left of the tool, 1 each side of the arguments).
 	argW := width - 3 - (toolW + 1) - 2
-	if argW < 8 {
-		argW = 8
+	if argW < len("Arguments") {
+		argW = len("Arguments")
 		toolW = max(4, width-3-1-2-argW)
 		for i := range names {
 			names[i] = cut(names[i], toolW)
@@ -267,7 +267,7 @@ func (b *Batch) table(width int, opt ScreenOptions) string {
 		BorderRow(false).
 		Headers("Tool", "Arguments").
 		Rows(rows...).
-		Wrap(false).
+		Wrap(true).
 		StyleFunc(func(row, col int) lipgloss.Style {
 			s := opt.Style.Cell
 			if row == table.HeaderRow {
@@ -317,7 +317,7 @@ func (b *Batch) Prompt(width int) string {
 	head += "Approve "
 	label := CallLabel(b.Pending[b.Current()])
 	if width > 0 {
-		label = cut(label, max(10, width-ansi.StringWidth(head)-ansi.StringWidth(tail)))
+		label = cut(label, max(4, width-ansi.StringWidth(head)-ansi.StringWidth(tail)))
 	}
 	return head + label + tail
 }

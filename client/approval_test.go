@@ -1,0 +1,148 @@
+package client_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/client"
+	"github.com/ailab/ai-lab/client/clienttest"
+)
+
+func TestVisible(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain text stays", "latest AI, naïve café", "latest AI, naïve café"},
+		{"zero width space", "IG\u200bNORE", `IG\u200bNORE`},
+		{"escape sequence", "\x1b[2J", `\x1b[2J`},
+		{"newline and tab", "a\nb\tc", `a\nb\tc`},
+		{"bidi override", "txt.\u202eexe", `txt.\u202eexe`},
+		{"no-break space", "a\u00a0b", `a\u00a0b`},
+		{"invalid utf8", "a\xffb", `a\xffb`},
+		{"delete char", "a\x7fb", `a\x7fb`},
+		{"tag character", "a\U000E0041b", `a\U000e0041b`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := client.Visible(tt.in); got != tt.want {
+				t.Fatalf("Visible(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestShortAndPrettyArgs(t *testing.T) {
+	tests := []struct{ name, raw, short, pretty string }{
+		{"keys in the order sent", `{"query":"latest AI","max_results":5}`, "query=latest AI, max_results=5", "{\n  \"query\": \"latest AI\",\n  \"max_results\": 5\n}"},
+		{"hidden characters shown", "{\"path\":\"a\u200b.txt\",\"content\":\"\\u001b[31mred\"}", `path=a\u200b.txt, content=\x1b[31mred`, "{\n  \"path\": \"a\\u200b.txt\",\n  \"content\": \"\\u001b[31mred\"\n}"},
+		{"nested values compact", `{"a": {"b": [1, 2]}}`, `a={"b":[1,2]}`, "{\n  \"a\": {\n    \"b\": [\n      1,\n      2\n    ]\n  }\n}"},
+		{"not json", `oops`, `oops`, `oops`},
+		{"empty", ``, ``, `{}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := client.ShortArgs([]byte(tt.raw)); got != tt.short {
+				t.Errorf("ShortArgs = %q, want %q", got, tt.short)
+			}
+			if got := client.PrettyArgs([]byte(tt.raw)); got != tt.pretty {
+				t.Errorf("PrettyArgs = %q, want %q", got, tt.pretty)
+			}
+		})
+	}
+}
+
+func TestBatchDecisions(t *testing.T) {
+	three := clienttest.Pending("s_1",
+		clienttest.Call("write_file", `{}`, "c1"), clienttest.Call("delete_file", `{}`, "c2"), clienttest.Call("web_search", `{}`, "c3"))
+	tests := []struct {
+		name string
+		do   func(b *client.Batch)
+		want []api.Decision
+	}{
+		{"one by one", func(b *client.Batch) { b.Decide(true, ""); b.Decide(false, "no"); b.Decide(true, "") },
+			[]api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Feedback: "no"}, {ToolCallID: "c3", Approved: true}}},
+		{"approve rest after one", func(b *client.Batch) { b.Decide(false, ""); b.DecideRest(true) },
+			[]api.Decision{{ToolCallID: "c1"}, {ToolCallID: "c2", Approved: true}, {ToolCallID: "c3", Approved: true}}},
+		{"deny all", func(b *client.Batch) { b.DecideRest(false) },
+			[]api.Decision{{ToolCallID: "c1"}, {ToolCallID: "c2"}, {ToolCallID: "c3"}}},
+		{"extra decisions ignored", func(b *client.Batch) { b.DecideRest(true); b.Decide(false, "late") },
+			[]api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}, {ToolCallID: "c3", Approved: true}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := client.NewBatch(three)
+			tt.do(b)
+			if !b.Done() || fmt.Sprint(b.Decisions) != fmt.Sprint(tt.want) {
+				t.Fatalf("decisions = %+v (done %v), want %+v", b.Decisions, b.Done(), tt.want)
+			}
+		})
+	}
+}
+
+func sampleBatch() *client.Batch {
+	return client.NewBatch(clienttest.Pending("s_1",
+		clienttest.Call("web_search", `{"query": "latest AI", "max_results": 5}`, "call_1"),
+		clienttest.Call("write_file", `{"path": "notes/today.txt", "content": "a very long line of text that will not fit in eighty columns and must be cut with an ellipsis \u200b"}`, "call_2"),
+	))
+}
+
+func plainStyle() client.TableStyle {
+	return client.NewTableStyle(lipgloss.NewRenderer(nil, termenv.WithProfile(termenv.Ascii)))
+}
+
+func TestScreenGolden(t *testing.T) {
+	for _, w := range []int{80, 120} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			b := sampleBatch()
+			out := b.Screen(client.ScreenOptions{Width: w, Style: plainStyle()}) + "\n\n" + b.Prompt(w) + "\n"
+			golden.RequireEqual(t, []byte(out))
+		})
+	}
+}
+
+// Whatever the arguments and the width, no line is wider than the terminal and the
+// table keeps its right border on every row.
+func TestScreenNeverBreaksTheTable(t *testing.T) {
+	long := strings.Repeat("x", 500)
+	for _, w := range []int{30, 40, 60, 80, 100, 200} {
+		for _, args := range []string{`{"content":"` + long + `"}`, `{"` + long + `":1}`, `"` + long + `"`} {
+			b := client.NewBatch(clienttest.Pending("s", clienttest.Call("write_file", args, "c"), clienttest.Call(strings.Repeat("t", 40), `{}`, "d")))
+			out := b.Screen(client.ScreenOptions{Width: w, MaxArgLines: 3, Style: plainStyle()})
+			lines := strings.Split(out, "\n")
+			for _, l := range lines {
+				if ansi.StringWidth(l) > w {
+					t.Fatalf("width %d: line %q is %d wide", w, l, ansi.StringWidth(l))
+				}
+			}
+			top := 0
+			for top < len(lines) && !strings.HasPrefix(lines[top], "┌") {
+				top++
+			}
+			if top == len(lines) {
+				t.Fatalf("width %d: no table in\n%s", w, out)
+			}
+			tw := ansi.StringWidth(lines[top])
+			for _, l := range lines[top:] {
+				if ansi.StringWidth(l) != tw || !strings.ContainsAny(l[len(l)-3:], "│┐┤┘") {
+					t.Fatalf("width %d: ragged table row %q", w, l)
+				}
+			}
+			if p := b.Prompt(w); ansi.StringWidth(p) > w && w >= 40 {
+				t.Fatalf("width %d: prompt %q too wide", w, p)
+			}
+		}
+	}
+}
+
+func TestScreenCapsArgumentLines(t *testing.T) {
+	b := client.NewBatch(clienttest.Pending("s", clienttest.Call("write_file", `{"a":1,"b":2,"c":3,"d":4,"e":5}`, "c")))
+	out := b.Screen(client.ScreenOptions{Width: 80, MaxArgLines: 3, Style: plainStyle()})
+	if !strings.Contains(out, "… 5 more lines (? shows all)") || strings.Contains(out, `"c": 3`) {
+		t.Fatalf("arguments not capped at 3 lines:\n%s", out)
+	}
+}

@@ -1,0 +1,226 @@
+// Package clienttest is a scripted stand-in for ai-server that answers in the
+// contract's shapes (CONTRACT section 4), for the tests of client, client/tui and
+// cmd/ai-client. It checks the token and the approval rules the real server enforces
+// (decisions must name exactly the pending calls; nothing pending is 409) so client
+// bugs show up here. It must never be used outside tests.
+package clienttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ailab/ai-lab/api"
+)
+
+// Token is the bearer token every Server expects.
+const Token = "test-token"
+
+// A Server answers /chat and /chat/approve from a script of turns, in order.
+type Server struct {
+	*httptest.Server
+
+	mu        sync.Mutex
+	turns     []api.TurnReply
+	failNext  *api.ErrorBody
+	failCode  int
+	failAt    int // 1-based count of chat+approve requests that fails; 0: none
+	calls     int
+	pending   []api.PendingTool
+	preset    string
+	chats     []api.ChatRequest
+	approvals []api.ApproveRequest
+
+	// Sessions, Details and Traces answer the read endpoints; tests fill them before use.
+	Sessions []api.SessionSummary
+	Details  map[string]api.SessionDetail
+	Traces   map[string]api.Trace
+	Model    string
+}
+
+// New starts a Server that will answer the given turns: the first to POST /chat, the
+// rest to POST /chat/approve (or later chats), one each.
+func New(t testing.TB, turns ...api.TurnReply) *Server {
+	s := &Server{turns: turns, preset: "strict", Model: "test-model",
+		Details: map[string]api.SessionDetail{}, Traces: map[string]api.Trace{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// FailOn makes the call-th chat or approve request (counting from 1) answer with
+// status and the error code instead of the next scripted turn.
+func (s *Server) FailOn(call, status int, code string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failAt, s.failCode = call, status
+	s.failNext = &api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: "scripted failure " + code + "."}}
+}
+
+// Chats returns the chat requests received so far.
+func (s *Server) Chats() []api.ChatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.chats)
+}
+
+// Approvals returns the approve requests received so far.
+func (s *Server) Approvals() []api.ApproveRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.approvals)
+}
+
+// Preset returns the current safety preset.
+func (s *Server) Preset() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.preset
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.URL.Path == "/health" {
+		writeJSON(w, 200, api.Health{Status: "ok", Version: "test", Model: s.Model})
+		return
+	}
+	if r.Header.Get("Authorization") != "Bearer "+Token {
+		fail(w, 401, api.CodeUnauthorized, "missing or wrong bearer token.")
+		return
+	}
+	switch {
+	case r.Method == "POST" && r.URL.Path == "/chat":
+		var req api.ChatRequest
+		if json.NewDecoder(r.Body).Decode(&req) != nil || req.Message == "" {
+			fail(w, 400, api.CodeInvalidRequest, "message is required.")
+			return
+		}
+		s.chats = append(s.chats, req)
+		s.calls++
+		s.answer(w)
+	case r.Method == "POST" && r.URL.Path == "/chat/approve":
+		var req api.ApproveRequest
+		if json.NewDecoder(r.Body).Decode(&req) != nil {
+			fail(w, 400, api.CodeInvalidRequest, "bad body.")
+			return
+		}
+		s.approvals = append(s.approvals, req)
+		s.calls++
+		if s.calls == s.failAt {
+			s.answer(w)
+			return
+		}
+		if len(s.pending) == 0 {
+			fail(w, 409, api.CodeNoPendingApproval, "session "+req.SessionID+" has no pending approval.")
+			return
+		}
+		if !sameIDs(s.pending, req.Decisions) {
+			fail(w, 400, api.CodeInvalidDecisions, "decisions do not name exactly the pending tool calls.")
+			return
+		}
+		s.answer(w)
+	case r.Method == "GET" && r.URL.Path == "/config":
+		writeJSON(w, 200, s.config())
+	case r.Method == "PUT" && r.URL.Path == "/config/safety":
+		var u api.SafetyUpdate
+		_ = json.NewDecoder(r.Body).Decode(&u)
+		if !slices.Contains([]string{"strict", "moderate", "minimal", "custom"}, u.Preset) {
+			fail(w, 400, api.CodeInvalidConfig, fmt.Sprintf("unknown preset %q; use strict, moderate, minimal or custom.", u.Preset))
+			return
+		}
+		s.preset = u.Preset
+		writeJSON(w, 200, s.config())
+	case r.Method == "GET" && r.URL.Path == "/sessions":
+		writeJSON(w, 200, s.Sessions)
+	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/sessions/"):
+		d, ok := s.Details[strings.TrimPrefix(r.URL.Path, "/sessions/")]
+		if !ok {
+			fail(w, 404, api.CodeSessionNotFound, "no session with that id.")
+			return
+		}
+		writeJSON(w, 200, d)
+	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/traces/"):
+		tr, ok := s.Traces[strings.TrimPrefix(r.URL.Path, "/traces/")]
+		if !ok {
+			fail(w, 404, api.CodeNotFound, "no trace with that id.")
+			return
+		}
+		writeJSON(w, 200, tr)
+	default:
+		fail(w, 404, api.CodeNotFound, "no such endpoint.")
+	}
+}
+
+func (s *Server) answer(w http.ResponseWriter) {
+	if s.failNext != nil && s.calls == s.failAt {
+		writeJSON(w, s.failCode, s.failNext)
+		return
+	}
+	if len(s.turns) == 0 {
+		fail(w, 500, api.CodeInternal, "the test script has no more turns.")
+		return
+	}
+	t := s.turns[0]
+	s.turns = s.turns[1:]
+	s.pending = t.ToolsPending
+	writeJSON(w, 200, t)
+}
+
+func (s *Server) config() map[string]any {
+	tools := map[string][]string{
+		"strict":   {"write_file", "delete_file", "move_file", "copy_file", "create_directory", "web_search", "read_webpage"},
+		"moderate": {"write_file", "delete_file", "move_file", "copy_file", "create_directory"},
+	}[s.preset]
+	return map[string]any{
+		"server": map[string]any{"addr": "127.0.0.1:8080"},
+		"safety": map[string]any{"preset": s.preset, "approval_mode": s.preset != "minimal", "tools_requiring_approval": tools},
+	}
+}
+
+func sameIDs(p []api.PendingTool, d []api.Decision) bool {
+	if len(p) != len(d) {
+		return false
+	}
+	for i := range p {
+		if p[i].ToolCallID != d[i].ToolCallID {
+			return false
+		}
+	}
+	return true
+}
+
+func fail(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: msg}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Pending builds an approval_required turn for the calls, each given as tool name,
+// raw JSON arguments and call id.
+func Pending(session string, calls ...api.PendingTool) api.TurnReply {
+	return api.TurnReply{
+		ApprovalRequired: true, SessionID: session, ToolsPending: calls,
+		Message: fmt.Sprintf("The AI wants to use %d tool(s) that require your approval.", len(calls)),
+	}
+}
+
+// Call is one pending tool call.
+func Call(tool, args, id string) api.PendingTool {
+	return api.PendingTool{ToolName: tool, Arguments: json.RawMessage(args), ToolCallID: id}
+}
+
+// Final builds a finished turn.
+func Final(session, text string, used ...api.ToolUse) api.TurnReply {
+	return api.TurnReply{SessionID: session, Response: text, ToolsUsed: used,
+		Validation: api.Validation{Valid: true, Issues: []string{}}, TraceID: "t_" + session}
+}
