@@ -92,7 +92,9 @@ func sampleBatch() *client.Batch {
 }
 
 func plainStyle() client.TableStyle {
-	return client.NewTableStyle(lipgloss.NewRenderer(nil, termenv.WithProfile(termenv.Ascii)))
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(termenv.Ascii)
+	return client.NewTableStyle(r)
 }
 
 func TestScreenGolden(t *testing.T) {

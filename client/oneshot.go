@@ -92,7 +92,8 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 	if w == nil {
 		w = io.Discard
 	}
-	plain := lipgloss.NewRenderer(w, termenv.WithProfile(termenv.Ascii))
+	plain := lipgloss.NewRenderer(w)
+	plain.SetColorProfile(termenv.Ascii) // plain text even on a colour terminal
 	fmt.Fprintln(w, b.Screen(ScreenOptions{Width: o.Width, Style: NewTableStyle(plain)}))
 	fmt.Fprintln(w)
 	for !b.Done() {

@@ -143,7 +143,7 @@ type markdown struct {
 func newMarkdown(p termenv.Profile) *markdown {
 	style := "dark"
 	if p == termenv.Ascii {
-		style = "notty" // plain text: no colour, no escape codes
+		style = "ascii" // plain text: no colour, no escape codes, markdown markers removed
 	}
 	return &markdown{style: style, profile: p, renderers: map[int]*glamour.TermRenderer{}}
 }

@@ -1,0 +1,485 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/client"
+	"github.com/ailab/ai-lab/client/clienttest"
+)
+
+var epoch = time.Date(2026, 11, 21, 23, 0, 0, 0, time.UTC)
+
+// newTestModel builds a model against srv with no colour, a fixed clock and a
+// static cursor, sized w×h, and runs Init's commands.
+func newTestModel(t testing.TB, srv *clienttest.Server, w, h int) *Model {
+	t.Helper()
+	return newTestModelProfile(t, srv, w, h, termenv.Ascii)
+}
+
+func newTestModelProfile(t testing.TB, srv *clienttest.Server, w, h int, p termenv.Profile) *Model {
+	t.Helper()
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(p)
+	m := New(Options{Client: client.New(srv.URL, clienttest.Token, nil), Renderer: r, Now: func() time.Time { return epoch }, Context: context.Background()})
+	m.input.Cursor.SetMode(cursor.CursorStatic)
+	m.reason.Cursor.SetMode(cursor.CursorStatic)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	drive(t, m, m.Init())
+	return m
+}
+
+// drive runs cmd as the Bubble Tea runtime would and feeds its messages back, until
+// no command is left. Spinner ticks and cursor blinks are dropped: they only redraw.
+func drive(t testing.TB, m *Model, cmd tea.Cmd) (quit bool) {
+	t.Helper()
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		done := make(chan tea.Msg, 1)
+		go func() { done <- c() }()
+		var msg tea.Msg
+		select {
+		case msg = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("a command did not return within 5s")
+		}
+		switch msg := msg.(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.QuitMsg:
+			quit = true
+		case TurnMsg, HealthMsg, ConfigMsg, SessionsMsg, SessionMsg, TraceMsg:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+	return quit
+}
+
+func keyMsg(k string) tea.KeyMsg {
+	switch k {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "alt+enter":
+		return tea.KeyMsg{Type: tea.KeyEnter, Alt: true}
+	case "ctrl+j":
+		return tea.KeyMsg{Type: tea.KeyCtrlJ}
+	case "ctrl+c":
+		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "pgup":
+		return tea.KeyMsg{Type: tea.KeyPgUp}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// press sends each key and drives the commands it returns.
+func press(t testing.TB, m *Model, keys ...string) (quit bool) {
+	t.Helper()
+	for _, k := range keys {
+		_, cmd := m.Update(keyMsg(k))
+		if drive(t, m, cmd) {
+			quit = true
+		}
+	}
+	return quit
+}
+
+// typeText types s rune by rune, as a terminal would deliver it.
+func typeText(t testing.TB, m *Model, s string) {
+	t.Helper()
+	for _, r := range s {
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+func send(t testing.TB, m *Model, text string) {
+	t.Helper()
+	typeText(t, m, text)
+	press(t, m, "enter")
+}
+
+func twoCalls() api.TurnReply {
+	return clienttest.Pending("s_1",
+		clienttest.Call("web_search", `{"query":"latest AI","max_results":5}`, "c1"),
+		clienttest.Call("write_file", `{"path":"a.txt","content":"hi"}`, "c2"))
+}
+
+func final() api.TurnReply {
+	return clienttest.Final("s_1", "**Done**: wrote `a.txt`.",
+		api.ToolUse{ToolName: "web_search", Arguments: json.RawMessage(`{"query":"latest AI"}`), ToolCallID: "c1", ExecutionID: "web_search_1763769600123_9f86d081", Status: "ok", DurationMS: 812},
+		api.ToolUse{ToolName: "write_file", Arguments: json.RawMessage(`{"path":"a.txt"}`), ToolCallID: "c2", Status: "denied"})
+}
+
+func TestApprovalKeys(t *testing.T) {
+	tests := []struct {
+		name    string
+		keys    []string
+		reason  string // typed after the first key when it is n
+		want    []api.Decision
+		summary []string
+	}{
+		{"y approves each", []string{"y", "y"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}},
+			[]string{"✓ approved web_search(query=latest AI, max_results=5)", "✓ approved write_file(path=a.txt, content=hi)"}},
+		{"enter is y", []string{"enter", "enter"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil},
+		{"n with a reason, then y", []string{"n", "enter", "y"}, "not now", []api.Decision{{ToolCallID: "c1", Feedback: "not now"}, {ToolCallID: "c2", Approved: true}},
+			[]string{"⊘ denied web_search(query=latest AI, max_results=5) — reason: not now"}},
+		{"n and Enter skips the reason", []string{"n", "enter", "n", "esc"}, "", []api.Decision{{ToolCallID: "c1"}, {ToolCallID: "c2"}}, nil},
+		{"a approves the rest", []string{"a"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil},
+		{"y then d denies the rest", []string{"y", "d"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2"}}, nil},
+		{"other keys do nothing", []string{"x", "q", "y", "y"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := clienttest.New(t, twoCalls(), final())
+			m := newTestModel(t, srv, 100, 30)
+			send(t, m, "search and write")
+			if m.mode != modeApproval || !strings.Contains(m.View(), "Tool Approval Required") || !strings.Contains(m.View(), "(1 of 2)") {
+				t.Fatalf("no approval screen:\n%s", m.View())
+			}
+			for i, k := range tt.keys {
+				press(t, m, k)
+				if i == 0 && k == "n" {
+					if m.mode != modeReason || !strings.Contains(m.View(), "Reason for the model") {
+						t.Fatalf("n did not ask for a reason:\n%s", m.View())
+					}
+					typeText(t, m, tt.reason)
+				}
+				if len(srv.Approvals()) == 0 && m.batch != nil && i < len(tt.keys)-1 && m.mode == modeApproval && m.batch.Current() == 1 && !strings.Contains(m.View(), "(2 of 2)") {
+					t.Fatalf("second call not shown as 2 of 2:\n%s", m.View())
+				}
+			}
+			a := srv.Approvals()
+			if len(a) != 1 || fmt.Sprint(a[0].Decisions) != fmt.Sprint(tt.want) {
+				t.Fatalf("approvals sent = %+v, want one with %+v", a, tt.want)
+			}
+			if m.mode != modeChat || m.busy {
+				t.Fatalf("mode %d busy %v after the answer", m.mode, m.busy)
+			}
+			view := m.conv.render(m.width)
+			for _, s := range append(tt.summary, "Done", "✓ web_search query=latest AI · 812ms · web_search_1763769600123_9f86d081", "⊘ write_file path=a.txt · denied", "verified") {
+				if !strings.Contains(view, s) {
+					t.Errorf("conversation lacks %q:\n%s", s, view)
+				}
+			}
+		})
+	}
+}
+
+func TestChainedBatches(t *testing.T) {
+	srv := clienttest.New(t, twoCalls(), clienttest.Pending("s_1", clienttest.Call("delete_file", `{"path":"old.txt"}`, "c3")), final())
+	m := newTestModel(t, srv, 120, 40)
+	send(t, m, "go")
+	press(t, m, "a")
+	if m.mode != modeApproval || !strings.Contains(m.View(), "delete_file") || strings.Contains(m.View(), "(1 of") {
+		t.Fatalf("chained batch not shown:\n%s", m.View())
+	}
+	press(t, m, "n", "enter")
+	a := srv.Approvals()
+	if len(a) != 2 || fmt.Sprint(a[1].Decisions) != fmt.Sprint([]api.Decision{{ToolCallID: "c3"}}) {
+		t.Fatalf("approvals = %+v", a)
+	}
+	if conv := m.conv.render(m.width); !strings.Contains(conv, "⊘ denied delete_file(path=old.txt)") || !strings.Contains(conv, "✓ approved write_file") {
+		t.Fatalf("conversation does not show the decisions:\n%s", conv)
+	}
+}
+
+func TestErrorsMidApprovalKeepTheTUIUsable(t *testing.T) {
+	tests := []struct {
+		name  string
+		break_ func(s *clienttest.Server)
+		want  string
+	}{
+		{"409 no pending approval", func(s *clienttest.Server) { s.FailOn(2, 409, api.CodeNoPendingApproval) }, "scripted failure no_pending_approval."},
+		{"network error", func(s *clienttest.Server) { s.Close() }, "cannot reach ai-server at"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := clienttest.New(t, twoCalls(), final(), clienttest.Final("s_1", "second answer"))
+			m := newTestModel(t, srv, 80, 24)
+			send(t, m, "go")
+			tt.break_(srv)
+			press(t, m, "y", "y")
+			if m.mode != modeChat || m.busy || m.batch != nil {
+				t.Fatalf("stuck after the error: mode %d busy %v", m.mode, m.busy)
+			}
+			if conv := ansi.Strip(m.conv.render(m.width)); !strings.Contains(strings.ReplaceAll(conv, "\n", " "), tt.want) {
+				t.Fatalf("error not shown; conversation:\n%s", conv)
+			}
+			typeText(t, m, "still here")
+			if !strings.Contains(m.View(), "still here") {
+				t.Fatalf("input does not take text after the error:\n%s", m.View())
+			}
+		})
+	}
+}
+
+func TestCtrlCAsksFirstWhileATurnRuns(t *testing.T) {
+	srv := clienttest.New(t)
+	m := newTestModel(t, srv, 80, 24)
+	m.busy = true
+	if press(t, m, "ctrl+c") {
+		t.Fatal("quit on the first Ctrl+C while busy")
+	}
+	if !strings.Contains(m.View(), "press Ctrl+C again to quit") {
+		t.Fatalf("no confirmation shown:\n%s", m.View())
+	}
+	press(t, m, "x") // any other key cancels the question
+	if m.confirm {
+		t.Fatal("confirmation not cleared by another key")
+	}
+	press(t, m, "ctrl+c")
+	if !press(t, m, "ctrl+c") {
+		t.Fatal("second Ctrl+C did not quit")
+	}
+	m.busy = false
+	if !press(t, m, "ctrl+c") {
+		t.Fatal("Ctrl+C when idle did not quit")
+	}
+}
+
+func TestInputKeys(t *testing.T) {
+	srv := clienttest.New(t, final())
+	m := newTestModel(t, srv, 80, 24)
+	typeText(t, m, "line one")
+	press(t, m, "alt+enter")
+	typeText(t, m, "line two")
+	press(t, m, "ctrl+j")
+	typeText(t, m, "three")
+	if got := m.input.Value(); got != "line one\nline two\nthree" {
+		t.Fatalf("input = %q", got)
+	}
+	if len(srv.Chats()) != 0 {
+		t.Fatal("a newline key sent the message")
+	}
+	press(t, m, "enter")
+	if c := srv.Chats(); len(c) != 1 || c[0].Message != "line one\nline two\nthree" || c[0].SessionID != "" {
+		t.Fatalf("chats = %+v", c)
+	}
+	if m.input.Value() != "" || m.sessionID != "s_1" {
+		t.Fatalf("after send: input %q session %q", m.input.Value(), m.sessionID)
+	}
+	// The next message continues the session.
+	srv2 := clienttest.New(t, final())
+	m.c = client.New(srv2.URL, clienttest.Token, nil)
+	send(t, m, "again")
+	if c := srv2.Chats(); len(c) != 1 || c[0].SessionID != "s_1" {
+		t.Fatalf("second chat = %+v", c)
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	srv := clienttest.New(t, final())
+	srv.Sessions = []api.SessionSummary{
+		{SessionID: "s_new", Title: "newest", UpdatedAt: epoch},
+		{SessionID: "s_old", Title: "older", UpdatedAt: epoch.Add(-time.Hour), PendingApproval: true},
+	}
+	srv.Details["s_old"] = api.SessionDetail{SessionID: "s_old",
+		Messages:     []api.Message{{Role: "user", Content: "delete old.txt"}, {Role: "assistant", ToolCalls: []api.ToolCall{{ID: "c9", Name: "delete_file", Arguments: json.RawMessage(`{"path":"old.txt"}`)}}}},
+		ToolsPending: []api.PendingTool{clienttest.Call("delete_file", `{"path":"old.txt"}`, "c9")}}
+	srv.Traces["t_s_1"] = api.Trace{TraceID: "t_s_1", DurationMS: 900, Success: true, Calls: []api.TraceCall{
+		{CallID: "m1", Kind: api.CallModel, DurationMS: 80, Success: true},
+		{CallID: "k1", ParentID: "m1", Kind: api.CallTool, ToolName: "web_search", Arguments: json.RawMessage(`{"query":"go"}`), ExecutionID: "web_search_1763769600123_9f86d081", DurationMS: 812, Success: true},
+		{CallID: "m2", Kind: api.CallModel, DurationMS: 8, Success: true},
+	}}
+	m := newTestModel(t, srv, 100, 30)
+	if !strings.Contains(m.View(), "preset strict") || !strings.Contains(m.View(), "model test-model") {
+		t.Fatalf("status bar lacks preset/model:\n%s", m.View())
+	}
+
+	send(t, m, "/help")
+	if !strings.Contains(m.conv.render(m.width), "/resume ID") {
+		t.Fatal("/help shows no commands")
+	}
+	send(t, m, "/preset")
+	if !strings.Contains(m.conv.render(m.width), "Safety preset is strict: approval on for write_file") {
+		t.Fatalf("/preset shows:\n%s", m.conv.render(m.width))
+	}
+	send(t, m, "/preset moderate")
+	if srv.Preset() != "moderate" || !strings.Contains(m.View(), "preset moderate") {
+		t.Fatalf("/preset moderate: server %q view\n%s", srv.Preset(), m.View())
+	}
+	send(t, m, "/preset lax")
+	if !strings.Contains(m.conv.render(m.width), "unknown preset") {
+		t.Fatal("/preset lax: no error shown")
+	}
+	send(t, m, "/trace")
+	if !strings.Contains(m.status, "no finished turn") {
+		t.Fatalf("/trace before a turn: status %q", m.status)
+	}
+	send(t, m, "hello")
+	send(t, m, "/trace")
+	tr := m.conv.render(m.width)
+	for _, s := range []string{"trace t_s_1 · 900ms · ✓", "├──model round · 80ms ✓", "│  └──✓ web_search(query=go) · 812ms · web_search_1763769600123_9f86d081", "└──model round · 8ms ✓"} {
+		if !strings.Contains(tr, s) {
+			t.Errorf("trace lacks %q:\n%s", s, tr)
+		}
+	}
+	send(t, m, "/sessions")
+	if m.mode != modePicker || !strings.Contains(m.View(), "s_old") || !strings.Contains(m.View(), "waiting for approval") {
+		t.Fatalf("/sessions picker:\n%s", m.View())
+	}
+	press(t, m, "down", "enter")
+	if m.sessionID != "s_old" || m.mode != modeApproval || !strings.Contains(m.View(), "delete_file") {
+		t.Fatalf("resume did not reopen the pending approval: session %q mode %d\n%s", m.sessionID, m.mode, m.View())
+	}
+	if !strings.Contains(m.conv.render(m.width), "delete old.txt") {
+		t.Fatal("resumed history not shown")
+	}
+	m.mode, m.batch = modeChat, nil
+	send(t, m, "/resume s_gone")
+	if !strings.Contains(m.conv.render(m.width), "no session with that id") {
+		t.Fatal("/resume of an unknown session shows no error")
+	}
+	send(t, m, "/new")
+	if m.sessionID != "" || m.conv.len() != 1 || !strings.Contains(m.View(), "session new") {
+		t.Fatalf("/new: session %q entries %d", m.sessionID, m.conv.len())
+	}
+	send(t, m, "/bogus")
+	if !strings.Contains(m.status, "unknown command /bogus") {
+		t.Fatalf("status %q", m.status)
+	}
+	typeText(t, m, "/quit")
+	_, cmd := m.Update(keyMsg("enter"))
+	if !drive(t, m, cmd) {
+		t.Fatal("/quit did not quit")
+	}
+}
+
+func TestFullArgumentsView(t *testing.T) {
+	long := strings.Repeat("word ", 60)
+	srv := clienttest.New(t, clienttest.Pending("s_1", clienttest.Call("write_file", `{"path":"a.txt","content":"`+long+`"}`, "c1")))
+	m := newTestModel(t, srv, 80, 24)
+	send(t, m, "write")
+	if strings.Contains(m.View(), long[:100]) {
+		t.Fatal("table shows the whole long value")
+	}
+	press(t, m, "?")
+	full := strings.ReplaceAll(ansi.Strip(m.View()), "\n", "")
+	if m.mode != modeArgs || !strings.Contains(full, "word word word") || strings.Count(full, "word") < 60 {
+		t.Fatalf("? does not show the full arguments:\n%s", m.View())
+	}
+	press(t, m, "esc")
+	if m.mode != modeApproval {
+		t.Fatal("esc did not return to the table")
+	}
+}
+
+func TestDemoModelLabel(t *testing.T) {
+	srv := clienttest.New(t)
+	srv.Model = "demo"
+	m := newTestModel(t, srv, 120, 24)
+	if !strings.Contains(m.View(), "model demo model") {
+		t.Fatalf("status bar does not label the demo model:\n%s", m.View())
+	}
+}
+
+func TestApprovalScreenGolden(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			srv := clienttest.New(t, clienttest.Pending("s_1",
+				clienttest.Call("web_search", `{"query":"latest AI","max_results":5}`, "call_1"),
+				clienttest.Call("write_file", `{"path":"notes/today.txt","content":"a line long enough to be cut at eighty columns, with a hidden\u200b space and \u001b[2J"}`, "call_2")))
+			m := newTestModel(t, srv, size[0], size[1])
+			send(t, m, "search and note")
+			press(t, m, "y")
+			// The port changes per run; ephemeral ports have five digits, so widths stay.
+			port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+			view := strings.ReplaceAll(m.View(), srv.URL, "http://127.0.0.1:"+strings.Repeat("9", len(port)))
+			golden.RequireEqual(t, []byte(view))
+		})
+	}
+}
+
+// Every screen fits the terminal after a resize, in every mode.
+func TestViewFitsTheTerminal(t *testing.T) {
+	srv := clienttest.New(t, twoCalls(), final())
+	m := newTestModel(t, srv, 120, 40)
+	send(t, m, strings.Repeat("a long message ", 30))
+	check := func(name string, w, h int) {
+		t.Helper()
+		m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+		lines := strings.Split(m.View(), "\n")
+		if len(lines) > h {
+			t.Errorf("%s at %dx%d: %d lines", name, w, h, len(lines))
+		}
+		for _, l := range lines {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("%s at %dx%d: line %q is %d wide", name, w, h, l, ansi.StringWidth(l))
+			}
+		}
+	}
+	for _, sz := range [][2]int{{80, 24}, {60, 20}, {120, 40}} {
+		check("approval", sz[0], sz[1])
+	}
+	press(t, m, "y", "y")
+	for _, sz := range [][2]int{{80, 24}, {60, 20}, {120, 40}} {
+		check("chat", sz[0], sz[1])
+	}
+}
+
+func TestColourFollowsTheRendererProfile(t *testing.T) {
+	tests := []struct {
+		name    string
+		profile termenv.Profile
+		colour  bool
+	}{
+		{"NO_COLOR gives Ascii: no escape codes", termenv.Ascii, false},
+		{"a 256-colour terminal gets colour", termenv.ANSI256, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := clienttest.New(t, twoCalls())
+			m := newTestModelProfile(t, srv, 80, 24, tt.profile)
+			send(t, m, "go")
+			if got := strings.Contains(m.View(), "\x1b["); got != tt.colour {
+				t.Fatalf("escape codes present = %v, want %v:\n%q", got, tt.colour, m.View())
+			}
+		})
+	}
+}
+
+// TestNoColorEnvSelectsAscii checks the chain the program relies on: a renderer made
+// for a terminal while NO_COLOR is set has the Ascii profile.
+func TestNoColorEnvSelectsAscii(t *testing.T) {
+	tests := []struct {
+		name    string
+		noColor string
+		want    termenv.Profile
+	}{
+		{"NO_COLOR set", "1", termenv.Ascii},
+		{"NO_COLOR unset", "", termenv.ANSI256},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("NO_COLOR", tt.noColor)
+			t.Setenv("TERM", "xterm-256color")
+			t.Setenv("COLORTERM", "")
+			t.Setenv("CLICOLOR", "")
+			r := lipgloss.NewRenderer(nil, termenv.WithTTY(true))
+			if p := r.ColorProfile(); p != tt.want {
+				t.Fatalf("profile = %v, want %v", p, tt.want)
+			}
+		})
+	}
+}
