@@ -61,31 +61,44 @@ const (
 func Announcements(reply string, registered []string) []Issue {
 	var issues []Issue
 	seen := map[string]bool{}
-	for _, s := range sentences(reply) {
-		tool, ok := announcedTool(s, registered)
+	// Lower-casing once and skipping sentences with no intent marker keeps a
+	// long honest reply well inside the validation budget.
+	lower := asciiLower(reply)
+	for _, sp := range sentences(lower) {
+		s := lower[sp.start:sp.end]
+		if !mayAnnounce(s) {
+			continue
+		}
+		tool, ok := announcedTool(strings.ReplaceAll(s, "’", "'"), registered)
 		if !ok || seen[tool] || !slices.Contains(registered, tool) {
 			continue
 		}
 		seen[tool] = true
 		issues = append(issues, Issue{
 			Code:    CodeAnnouncedNotCalled,
-			Message: fmt.Sprintf("the reply announces %s (%q) but ends the turn without calling it", tool, clip(s, 80)),
+			Message: fmt.Sprintf("the reply announces %s (%q) but ends the turn without calling it", tool, clip(reply[sp.start:sp.end], 80)),
 			Tool:    tool,
 		})
 	}
 	return issues
 }
 
-// sentences splits text at sentence ends and line breaks. A '.' ends a
-// sentence only before a space or the end, so URLs and file names stay whole.
-// A sentence that ends with '?' is dropped: a question does not commit to anything.
-func sentences(text string) []string {
-	var out []string
+// sentences splits text at sentence ends and line breaks and returns the
+// spans of the sentences. A '.' ends a sentence only before a space or the
+// end, so URLs and file names stay whole. A sentence that ends with '?' is
+// dropped: a question does not commit to anything.
+func sentences(text string) []cut {
+	var out []cut
 	start := 0
 	emit := func(end int, question bool) {
-		s := strings.TrimSpace(text[start:end])
-		if s != "" && !question {
-			out = append(out, s)
+		for start < end && isSpace(text[start]) {
+			start++
+		}
+		for end > start && isSpace(text[end-1]) {
+			end--
+		}
+		if end > start && !question {
+			out = append(out, cut{start, end})
 		}
 	}
 	for i := 0; i < len(text); i++ {
@@ -94,7 +107,7 @@ func sentences(text string) []string {
 			emit(i, c == '?')
 			start = i + 1
 		case '.':
-			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t' || text[i+1] == '\n' {
+			if i+1 == len(text) || isSpace(text[i+1]) {
 				emit(i, false)
 				start = i + 1
 			}
@@ -104,9 +117,52 @@ func sentences(text string) []string {
 	return out
 }
 
-// announcedTool returns the tool a sentence says it is about to use.
-func announcedTool(sentence string, registered []string) (string, bool) {
-	lower := strings.ToLower(strings.ReplaceAll(sentence, "’", "'"))
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// asciiLower lower-cases ASCII letters only, so offsets into the result are
+// offsets into s and a sentence can be quoted as the model wrote it.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// mayAnnounce reports whether a lower-cased sentence holds the first word of
+// an intent marker; it is a cheap filter before the word-by-word look.
+func mayAnnounce(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if i > 0 && ('a' <= s[i-1] && s[i-1] <= 'z' || s[i-1] == '\'') {
+			continue
+		}
+		rest := s[i:]
+		switch s[i] {
+		case 'i':
+			if strings.HasPrefix(rest, "i'") || strings.HasPrefix(rest, "i’") || strings.HasPrefix(rest, "i will") || strings.HasPrefix(rest, "i shall") || strings.HasPrefix(rest, "i am") {
+				return true
+			}
+		case 'l':
+			if strings.HasPrefix(rest, "let") {
+				return true
+			}
+		case 'a':
+			if strings.HasPrefix(rest, "allow me") {
+				return true
+			}
+		case 'w':
+			if strings.HasPrefix(rest, "we'") || strings.HasPrefix(rest, "we’") || strings.HasPrefix(rest, "we will") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// announcedTool returns the tool a lower-cased sentence says it is about to use.
+func announcedTool(lower string, registered []string) (string, bool) {
 	for _, p := range offerPhrases {
 		if strings.Contains(lower, p) {
 			return "", false

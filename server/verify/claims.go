@@ -167,9 +167,8 @@ func jsonString(raw json.RawMessage) string {
 // and (execution_id: X) mentions, X possibly malformed.
 func mentionClaims(text string) []Claim {
 	var claims []Claim
-	lower := strings.ToLower(text)
 	for from := 0; ; {
-		k := indexMentionKey(lower, from)
+		k := indexMentionKey(text, from)
 		if k < 0 {
 			return claims
 		}
@@ -206,27 +205,27 @@ func mentionClaims(text string) []Claim {
 	}
 }
 
-// indexMentionKey finds the next "execution_id" (or "execution id") in the
-// lower-cased text at or after from that is not part of a longer word.
-func indexMentionKey(lower string, from int) int {
-	for from < len(lower) {
-		k := strings.Index(lower[from:], "execution")
+// indexMentionKey finds the next "execution_id" or "execution id", in any
+// case, at or after from that is not part of a longer word. It searches for
+// the lower-case tail so the reply need not be lower-cased as a whole.
+func indexMentionKey(text string, from int) int {
+	for from < len(text) {
+		k := strings.Index(text[from:], "xecution")
 		if k < 0 {
 			return -1
 		}
-		k += from
-		from = k + 1
-		if k > 0 && isWordByte(lower[k-1]) {
+		k += from - 1 // the 'e' or 'E' before the tail
+		from = k + 2
+		if k < 0 || k+len("execution_id") > len(text) || !strings.EqualFold(text[k:k+len("execution_id")], "execution_id") && !strings.EqualFold(text[k:k+len("execution_id")], "execution id") {
 			continue
 		}
-		rest := lower[k+len("execution"):]
-		if strings.HasPrefix(rest, "_id") || strings.HasPrefix(rest, " id") {
-			after := k + len("execution_id")
-			if after < len(lower) && isWordByte(lower[after]) {
-				continue
-			}
-			return k
+		if k > 0 && isWordByte(text[k-1]) {
+			continue
 		}
+		if after := k + len("execution_id"); after < len(text) && isWordByte(text[after]) {
+			continue
+		}
+		return k
 	}
 	return -1
 }

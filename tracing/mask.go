@@ -1,0 +1,88 @@
+package tracing
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Masked replaces the value of an argument that may hold a secret.
+const Masked = "***"
+
+// secretKeyParts are the fragments of a lower-cased argument name that mark
+// its value as a secret.
+var secretKeyParts = []string{"token", "key", "secret", "password", "authorization", "api_key", "cookie"}
+
+// invalidArguments stands in for arguments that are not JSON: they cannot be
+// searched for secrets, so none of their text is kept.
+var invalidArguments = json.RawMessage(`"(arguments were not valid JSON and are not recorded)"`)
+
+// MaskArguments returns args with the value of every key whose lower-cased
+// name contains token, key, secret, password, authorization, api_key or
+// cookie replaced by "***", at any depth; other values are kept as they are.
+// Empty input is returned unchanged.
+func MaskArguments(args json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(args)) == 0 {
+		return args
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber() // keeps 12345678901234567890 exact
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return invalidArguments
+	}
+	out, err := json.Marshal(mask(v))
+	if err != nil {
+		return invalidArguments
+	}
+	return out
+}
+
+func mask(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, val := range t {
+			if isSecretKey(k) {
+				t[k] = Masked
+			} else {
+				t[k] = mask(val)
+			}
+		}
+	case []any:
+		for i, val := range t {
+			t[i] = mask(val)
+		}
+	}
+	return v
+}
+
+func isSecretKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, p := range secretKeyParts {
+		if strings.Contains(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxResultChars is how many characters of a tool result a trace keeps.
+const MaxResultChars = 1000
+
+// TruncateResult returns s cut to MaxResultChars characters, never inside a
+// character, followed by a marker saying how long it was; a shorter s is
+// returned as is.
+func TruncateResult(s string) string {
+	n := utf8.RuneCountInString(s)
+	if n <= MaxResultChars {
+		return s
+	}
+	cut := 0
+	for i := 0; i < MaxResultChars; i++ {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+	}
+	return s[:cut] + "… [truncated: " + strconv.Itoa(n) + " characters in all]"
+}
