@@ -189,7 +189,17 @@ CREATE TABLE trace_calls (
 	result       TEXT NOT NULL,
 	PRIMARY KEY (trace_id, seq)
 ) WITHOUT ROWID;
-CREATE INDEX trace_calls_by_tool ON trace_calls (tool_name, trace_id);
+
+-- One row per tool a chain called, carrying the chain's start: GET /traces?tool=
+-- walks this key newest first and stops at the limit, whether the tool is common
+-- or rare (an index on trace_calls alone makes one of the two cases a full scan).
+CREATE TABLE trace_tools (
+	tool_name  TEXT NOT NULL,
+	started_at INTEGER NOT NULL,
+	trace_id   TEXT NOT NULL REFERENCES traces (trace_id) ON DELETE CASCADE,
+	PRIMARY KEY (tool_name, started_at, trace_id)
+) WITHOUT ROWID;
+CREATE INDEX trace_tools_by_trace ON trace_tools (trace_id);
 `,
 }
 

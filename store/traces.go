@@ -47,8 +47,10 @@ ON CONFLICT (trace_id) DO UPDATE SET
 		t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success); err != nil {
 		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM trace_calls WHERE trace_id = ?`, t.TraceID); err != nil {
-		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
+	for _, clear := range []string{`DELETE FROM trace_calls WHERE trace_id = ?`, `DELETE FROM trace_tools WHERE trace_id = ?`} {
+		if _, err := tx.ExecContext(ctx, clear, t.TraceID); err != nil {
+			return fmt.Errorf("save trace %s: %w", t.TraceID, err)
+		}
 	}
 	if len(t.Calls) > 0 {
 		stmt, err := tx.PrepareContext(ctx, `
@@ -66,6 +68,12 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 				return fmt.Errorf("save trace %s: call %s: %w", t.TraceID, c.CallID, err)
 			}
 		}
+	}
+	if _, err := tx.ExecContext(ctx, `
+INSERT INTO trace_tools (tool_name, started_at, trace_id)
+SELECT DISTINCT tool_name, ?, trace_id FROM trace_calls WHERE trace_id = ? AND tool_name != ''`,
+		millis(t.StartedAt), t.TraceID); err != nil {
+		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
@@ -100,27 +108,31 @@ func (s *Store) Trace(ctx context.Context, id string) (api.Trace, error) {
 // Traces returns the call chains that match every set field of f, with their calls,
 // the most recently started first.
 func (s *Store) Traces(ctx context.Context, f TraceFilter) ([]api.Trace, error) {
+	// With a tool, the chains come from trace_tools in its key order; CROSS JOIN
+	// keeps SQLite from driving the loop from traces instead.
+	from, started, id := `traces t`, `t.started_at`, `t.trace_id`
 	var where []string
 	var args []any
 	if f.Tool != "" {
-		where = append(where, `trace_id IN (SELECT trace_id FROM trace_calls WHERE tool_name = ?)`)
+		from, started, id = `trace_tools k CROSS JOIN traces t ON t.trace_id = k.trace_id`, `k.started_at`, `k.trace_id`
+		where = append(where, `k.tool_name = ?`)
 		args = append(args, f.Tool)
 	}
 	if !f.Since.IsZero() {
-		where = append(where, `started_at >= ?`)
+		where = append(where, started+` >= ?`)
 		args = append(args, millis(f.Since))
 	}
 	if !f.Until.IsZero() {
-		where = append(where, `started_at < ?`)
+		where = append(where, started+` < ?`)
 		args = append(args, millis(f.Until))
 	}
 	if f.MinDuration > 0 {
 		// Durations are whole milliseconds, so round the bound up: 1.5ms admits 2ms, not 1ms.
-		where = append(where, `duration_ms >= ?`)
+		where = append(where, `t.duration_ms >= ?`)
 		args = append(args, (f.MinDuration+time.Millisecond-1)/time.Millisecond)
 	}
 	if f.FailedOnly {
-		where = append(where, `success = 0`)
+		where = append(where, `t.success = 0`)
 	}
 	limit := f.Limit
 	if limit <= 0 {
@@ -129,11 +141,11 @@ func (s *Store) Traces(ctx context.Context, f TraceFilter) ([]api.Trace, error) 
 	limit = min(limit, MaxTraceLimit)
 	args = append(args, limit)
 
-	query := `SELECT ` + traceColumns + ` FROM traces`
+	query := `SELECT t.trace_id, t.session_id, t.started_at, t.duration_ms, t.success FROM ` + from
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, ` AND `)
 	}
-	query += ` ORDER BY started_at DESC, trace_id DESC LIMIT ?`
+	query += ` ORDER BY ` + started + ` DESC, ` + id + ` DESC LIMIT ?`
 
 	tx, err := s.read.BeginTx(ctx, nil)
 	if err != nil {

@@ -81,6 +81,20 @@ func TestSaveTraceRoundTripAndUpsert(t *testing.T) {
 			if n := countRows(t, s, "trace_calls"); n != len(c.save.Calls) {
 				t.Errorf("%d call rows stored, want %d", n, len(c.save.Calls))
 			}
+			// The tool filter follows the latest save: tools of earlier saves are gone.
+			called := map[string]bool{}
+			for _, call := range c.save.Calls {
+				called[call.ToolName] = true
+			}
+			for _, tool := range []string{"web_search", "delete_file"} {
+				found, err := s.Traces(ctx, TraceFilter{Tool: tool})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (len(found) == 1) != called[tool] || len(found) > 1 {
+					t.Errorf("Traces(tool=%s) found %d chains, want the chain only if it called %s", tool, len(found), tool)
+				}
+			}
 		})
 	}
 	if n := countRows(t, s, "traces"); n != 1 {
@@ -228,6 +242,40 @@ func TestPruneTraces(t *testing.T) {
 			// Two calls per chain: the calls of pruned chains must go with them.
 			if n := countRows(t, s, "trace_calls"); n != 2*len(c.wantLeft) {
 				t.Errorf("%d call rows left, want %d", n, 2*len(c.wantLeft))
+			}
+			if n := countRows(t, s, "trace_tools"); n != len(c.wantLeft) {
+				t.Errorf("%d tool index rows left, want %d", n, len(c.wantLeft))
+			}
+		})
+	}
+}
+
+// A chain saved again with a later start must be found by the tool filter at its
+// new start only, never at the old one.
+func TestSaveTraceMovesToolIndexWithStart(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	base := t0.Truncate(time.Millisecond)
+	for _, started := range []time.Time{base, base.Add(time.Hour)} {
+		if err := s.SaveTrace(ctx, sampleTrace("t_1", "s_1", started, 5, true, "web_search")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		filter TraceFilter
+		want   []string
+	}{
+		{"window around the old start", TraceFilter{Tool: "web_search", Until: base.Add(30 * time.Minute)}, []string{}},
+		{"window around the new start", TraceFilter{Tool: "web_search", Since: base.Add(30 * time.Minute)}, []string{"t_1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := s.Traces(ctx, c.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ids := traceIDs(got); !slices.Equal(ids, c.want) {
+				t.Errorf("Traces = %v, want %v", ids, c.want)
 			}
 		})
 	}
