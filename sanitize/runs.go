@@ -1,0 +1,185 @@
+package sanitize
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Thresholds of the run layers. Markdown needs up to six '#' (an h6 heading), three
+// or four of '-', '`', '~' (front matter, rules, code fences), so a delimiter run is
+// trimmed from seven on; any other character from ten (the issue's rule).
+const (
+	maxNewlines      = 3  // newlines kept in a row
+	delimiterRun     = 7  // a delimiter run this long is trimmed
+	repeatRun        = 10 // any other character repeated this often is trimmed
+	runKeep          = 3  // what a trimmed run keeps
+	repeatedWordRun  = 10 // aggressive: a word repeated this often in a row
+	repeatedLineRun  = 5  // aggressive: a line repeated this often in a row
+	repeatedLineKeep = 3
+)
+
+func isDelimiter(c byte) bool {
+	switch c {
+	case '=', '-', '#', '*', '_', '~', '`':
+		return true
+	}
+	return false
+}
+
+// collapseRuns runs the newlines, repetition and delimiter layers. Whitespace and
+// digits are never trimmed by repetition: indentation is meaningful in code, and a
+// shortened number would change a fact.
+func collapseRuns(s string, aggressive bool) (out string, newlines, repetition, delimiter int) {
+	e := editor{src: s}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '\n' {
+			// A run is the whitespace from the first to the last newline, so trailing
+			// spaces before it and the next line's indentation survive.
+			j, count, lastNL := i, 0, i
+			for j < len(s) && (s[j] == '\n' || s[j] == '\r' || s[j] == ' ' || s[j] == '\t') {
+				if s[j] == '\n' {
+					count++
+					lastNL = j
+				}
+				j++
+			}
+			if count > maxNewlines {
+				e.replace(i, lastNL+1, "\n\n\n")
+				newlines++
+			}
+			i = lastNL + 1
+			continue
+		}
+		size := 1
+		r := rune(c)
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		j, n := i+size, 1
+		if size == 1 {
+			for j < len(s) && s[j] == c {
+				j++
+				n++
+			}
+		} else {
+			unit := s[i : i+size]
+			for j+size <= len(s) && s[j:j+size] == unit {
+				j += size
+				n++
+			}
+		}
+		switch {
+		case size == 1 && isDelimiter(c):
+			if n >= delimiterRun {
+				e.replace(i+runKeep, j, "")
+				delimiter++
+			}
+		case n >= repeatRun && !unicode.IsSpace(r) && !(c >= '0' && c <= '9'):
+			e.replace(i+runKeep*size, j, "")
+			repetition++
+		}
+		i = j
+	}
+	out = e.result()
+	if aggressive {
+		// Words first: collapsing words can make lines identical, never the reverse.
+		var w, l int
+		out, w = collapseWords(out)
+		out, l = collapseLines(out)
+		repetition += w + l
+	}
+	return out, newlines, repetition, delimiter
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+// collapseWords keeps three copies of a word repeated ten or more times in a row on
+// one line (token exhaustion: "spam spam spam ...").
+func collapseWords(s string) (string, int) {
+	e := editor{src: s}
+	n := 0
+	for i := 0; i < len(s); {
+		if isSpaceByte(s[i]) {
+			i++
+			continue
+		}
+		we := i
+		for we < len(s) && !isSpaceByte(s[we]) {
+			we++
+		}
+		w := s[i:we]
+		count, k, thirdEnd := 1, we, -1
+		for {
+			p := k
+			for p < len(s) && isBlank(s[p]) {
+				p++
+			}
+			if p == k || p+len(w) > len(s) || s[p:p+len(w)] != w ||
+				(p+len(w) < len(s) && !isSpaceByte(s[p+len(w)])) {
+				break
+			}
+			count++
+			k = p + len(w)
+			if count == runKeep {
+				thirdEnd = k
+			}
+		}
+		if count >= repeatedWordRun {
+			e.replace(thirdEnd, k, "")
+			n++
+		}
+		i = k
+	}
+	return e.result(), n
+}
+
+// collapseLines keeps three copies of a non-blank line repeated five or more times
+// in a row.
+func collapseLines(s string) (string, int) {
+	e := editor{src: s}
+	n := 0
+	for i := 0; i < len(s); {
+		end := lineEnd(s, i)
+		line := s[i:end]
+		if strings.TrimSpace(line) == "" {
+			i = end + 1
+			continue
+		}
+		count, k, keepEnd := 1, end, -1
+		for k < len(s) {
+			next := k + 1
+			nend := lineEnd(s, next)
+			if s[next:nend] != line {
+				break
+			}
+			count++
+			k = nend
+			if count == repeatedLineKeep {
+				keepEnd = k
+			}
+		}
+		if count >= repeatedLineRun {
+			e.replace(keepEnd, k, "")
+			n++
+		}
+		i = k + 1
+	}
+	return e.result(), n
+}
+
+// lineEnd returns the index of the '\n' that ends the line starting at i, or len(s).
+func lineEnd(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}

@@ -1,0 +1,393 @@
+package sanitize
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// The instruction_pattern and role_prefix layers are small hand-written scanners
+// rather than regular expressions: they look only at '<', '[' and line starts, which
+// keeps a megabyte of prose well under a millisecond, and they can skip markup and
+// spaced-out letters that a regexp would need a pattern per spelling for.
+
+// Tag names that are chat-template or special-token syntax in some model family.
+var (
+	// angleTags are <name> and </name>; always neutralized.
+	angleTags = set("system", "system-reminder", "system_reminder", "system-prompt",
+		"system_prompt", "sys", "start_of_turn", "end_of_turn", "im_start", "im_end",
+		"instructions", "instruction", "developer", "begin_of_text", "end_of_text",
+		"eot", "endoftext")
+	// angleTagsAggressive also appear in harmless XML samples, so only aggressive
+	// mode takes them.
+	angleTagsAggressive = set("user", "assistant", "human", "tool", "tool_call",
+		"tool_response", "tool_result", "function_call", "function_calls",
+		"function_results", "model", "bot", "s")
+	// bracketTags are [NAME] and [/NAME] (Llama and Mistral templates).
+	bracketTags = set("inst", "system", "sys", "system_prompt", "sys_prompt",
+		"available_tools", "tool_calls", "tool_results", "system_message")
+	bracketTagsAggressive = set("user", "assistant", "human", "developer")
+	// hashHeadings are "### Name:" lines of Alpaca-style templates.
+	hashHeadings           = set("instruction", "instructions", "system", "system prompt")
+	hashHeadingsAggressive = set("response", "input", "context")
+	// roleWords are fake transcript prefixes ("SYSTEM:").
+	roleWords = set("user", "assistant", "system", "human", "ai", "bot", "developer",
+		"tool")
+	// roleQualifiers may follow a role word before the colon ("System message:").
+	roleQualifiers = set("message", "prompt", "note", "instruction", "instructions",
+		"override", "command", "update")
+)
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// neutralizeTokens replaces template tags and special tokens introduced by '<' or
+// '[' with a marker.
+func neutralizeTokens(s string, aggressive bool) (string, int) {
+	e := editor{src: s}
+	n := 0
+	for i := 0; i < len(s); {
+		j := strings.IndexAny(s[i:], "<[")
+		if j < 0 {
+			break
+		}
+		i += j
+		var end int
+		if s[i] == '<' {
+			end = matchAngleToken(s, i, aggressive)
+		} else {
+			end = matchBracketToken(s, i, aggressive)
+		}
+		if end < 0 {
+			i++
+			continue
+		}
+		e.replace(i, end, markerInstruction)
+		n++
+		i = end
+	}
+	return e.result(), n
+}
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	return i
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-'
+}
+
+// readName returns the lower-cased name of [A-Za-z_-] at i and the index after it.
+func readName(s string, i int) (string, int) {
+	j := i
+	for j < len(s) && j-i < 40 && isNameByte(s[j]) {
+		j++
+	}
+	return strings.ToLower(s[i:j]), j
+}
+
+// matchAngleToken matches <|any|>, <<SYS>>, <</SYS>> and <name>/</name> at i and
+// returns the end of the token, or -1.
+func matchAngleToken(s string, i int, aggressive bool) int {
+	if i+1 >= len(s) {
+		return -1
+	}
+	if p := skipBlanks(s, i+1); p < len(s) && s[p] == '|' {
+		// <|im_start|>, <|eot_id|>, <|begin▁of▁sentence|>: every such token is special.
+		j := skipBlanks(s, p+1)
+		k := j
+		letters := 0
+		for k < len(s) && k-j < 64 && s[k] != '|' && s[k] != '>' && s[k] != '<' && !isSpaceByte(s[k]) {
+			if isNameByte(s[k]) {
+				letters++
+			}
+			k++
+		}
+		if letters < 2 {
+			return -1
+		}
+		name := strings.ToLower(s[j:k])
+		// Spaced out, "<| x |>" is also the pipe operator of Elm and F#; only names of
+		// known tokens count then.
+		if spaced := p > i+1 || j > p+1 || (k < len(s) && isBlank(s[k])); spaced &&
+			!angleTags[name] && !angleTagsAggressive[name] && !strings.Contains(name, "_") {
+			return -1
+		}
+		k = skipBlanks(s, k)
+		if strings.HasPrefix(s[k:], "|") {
+			if q := skipBlanks(s, k+1); q < len(s) && s[q] == '>' {
+				return q + 1
+			}
+		}
+		return -1
+	}
+	if s[i+1] == '<' { // <<SYS>> and <</SYS>>
+		j := skipBlanks(s, i+2)
+		if j < len(s) && s[j] == '/' {
+			j = skipBlanks(s, j+1)
+		}
+		name, k := readName(s, j)
+		k = skipBlanks(s, k)
+		if name == "sys" && strings.HasPrefix(s[k:], ">>") {
+			return k + 2
+		}
+		return -1
+	}
+	j := skipBlanks(s, i+1)
+	if j < len(s) && s[j] == '/' {
+		j = skipBlanks(s, j+1)
+	}
+	name, k := readName(s, j)
+	if !angleTags[name] && !(aggressive && angleTagsAggressive[name]) {
+		return -1
+	}
+	k = skipBlanks(s, k)
+	if k < len(s) && s[k] == '>' {
+		return k + 1
+	}
+	// <system-reminder priority="high"> carries attributes; plain tags never do here.
+	if angleTags[name] && k > j && k < len(s) && (s[k-1] == ' ' || s[k-1] == '\t') {
+		for m := k; m < len(s) && m-k < 200; m++ {
+			switch s[m] {
+			case '>':
+				return m + 1
+			case '<', '\n':
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// matchBracketToken matches [INST], [/INST], [SYSTEM] and the like at i.
+func matchBracketToken(s string, i int, aggressive bool) int {
+	j := skipBlanks(s, i+1)
+	if j < len(s) && s[j] == '/' {
+		j = skipBlanks(s, j+1)
+	}
+	name, k := readName(s, j)
+	if !bracketTags[name] && !(aggressive && bracketTagsAggressive[name]) {
+		return -1
+	}
+	k = skipBlanks(s, k)
+	if k < len(s) && s[k] == ']' {
+		return k + 1
+	}
+	return -1
+}
+
+// neutralizeLineStarts looks at the start of every line, after list and quote markup:
+// an Alpaca heading ("### Instruction:") counts as instruction_pattern, a transcript
+// prefix ("**SYSTEM:**", "S Y S T E M:") as role_prefix.
+func neutralizeLineStarts(s string, aggressive bool) (string, int, int) {
+	e := editor{src: s}
+	tokens, roles := 0, 0
+	for i := 0; i < len(s); {
+		if start, end := matchHashHeading(s, i, aggressive); end >= 0 {
+			e.replace(start, end, markerInstruction)
+			tokens++
+		} else if start, end := matchRolePrefix(s, i); end >= 0 {
+			e.replace(start, end, markerRolePrefix)
+			roles++
+		}
+		j := strings.IndexAny(s[i:], "\n\r")
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return e.result(), tokens, roles
+}
+
+// skipMarkup skips what may precede a prefix on a line: blanks, quote and heading
+// marks, bullets, emphasis, numbered-list labels and opening quotes.
+func skipMarkup(s string, i int) int {
+	limit := i + 40
+	for i < len(s) && i < limit {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '>', '#', '*', '_', '-', '+', '|', '~', '`', '"', '\'':
+			i++
+			continue
+		}
+		if c >= '0' && c <= '9' {
+			j := i
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			if j < len(s) && (s[j] == '.' || s[j] == ')') {
+				i = j + 1
+				continue
+			}
+			return i
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch r {
+			case '•', '·', '◦', '▪', '‣', '“', '‘', '«', '„':
+				i += size
+				continue
+			}
+		}
+		return i
+	}
+	return i
+}
+
+// matchHashHeading matches "### Instruction:" at the line starting at i and returns
+// the span to replace, or end -1.
+func matchHashHeading(s string, i int, aggressive bool) (int, int) {
+	start := skipBlanks(s, i)
+	j := start
+	for j < len(s) && s[j] == '#' {
+		j++
+	}
+	if j == start {
+		return 0, -1
+	}
+	j = skipBlanks(s, j)
+	name, k := readName(s, j)
+	if name == "system" {
+		if p := skipBlanks(s, k); p > k {
+			if next, q := readName(s, p); next == "prompt" {
+				name, k = "system prompt", q
+			}
+		}
+	}
+	if !hashHeadings[name] && !(aggressive && hashHeadingsAggressive[name]) {
+		return 0, -1
+	}
+	k = skipBlanks(s, k)
+	if end := colonAt(s, k); end > 0 {
+		return start, end
+	}
+	return 0, -1
+}
+
+// colonAt returns the index after a colon (or a look-alike that NFKC keeps) at i,
+// or -1.
+func colonAt(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	if s[i] == ':' {
+		return i + 1
+	}
+	if s[i] >= utf8.RuneSelf {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '：', '∶', '꞉', '˸', 'ː', '︓', '﹕':
+			return i + size
+		}
+	}
+	return -1
+}
+
+// confusable folds Cyrillic and Greek capitals and lower-case letters that look like
+// Latin ones, so "SYSТEM:" with a Cyrillic Т is still a role prefix. NFKC leaves them.
+var confusable = map[rune]byte{
+	'А': 'a', 'В': 'b', 'Е': 'e', 'К': 'k', 'М': 'm', 'Н': 'h', 'О': 'o', 'Р': 'p',
+	'С': 'c', 'Т': 't', 'Х': 'x', 'У': 'y', 'І': 'i', 'Ѕ': 's',
+	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'і': 'i', 'ѕ': 's',
+	'Α': 'a', 'Β': 'b', 'Ε': 'e', 'Ζ': 'z', 'Η': 'h', 'Ι': 'i', 'Κ': 'k', 'Μ': 'm',
+	'Ν': 'n', 'Ο': 'o', 'Ρ': 'p', 'Τ': 't', 'Υ': 'y', 'Χ': 'x', 'ο': 'o', 'ι': 'i',
+}
+
+// letterAt returns the lower-case Latin letter at i (folding look-alikes) and its size.
+func letterAt(s string, i int) (byte, int) {
+	if i >= len(s) {
+		return 0, 0
+	}
+	c := s[i]
+	switch {
+	case c >= 'a' && c <= 'z':
+		return c, 1
+	case c >= 'A' && c <= 'Z':
+		return c + 'a' - 'A', 1
+	case c >= utf8.RuneSelf:
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if l, ok := confusable[r]; ok {
+			return l, size
+		}
+	}
+	return 0, 0
+}
+
+func isWordSeparator(c byte) bool { return c == ' ' || c == '.' || c == '-' || c == '_' }
+
+// readRoleWord reads a word at i, either contiguous ("System") or spelled out with one
+// separator between single letters ("S Y S T E M", "S.Y.S.T.E.M"), and returns it
+// lower-cased with the index after it.
+func readRoleWord(s string, i int) (string, int) {
+	var word [24]byte
+	n := 0
+	l, size := letterAt(s, i)
+	if size == 0 {
+		return "", i
+	}
+	word[n] = l
+	n++
+	j := i + size
+	if _, next := letterAt(s, j); next > 0 {
+		for n < len(word) {
+			l, size := letterAt(s, j)
+			if size == 0 {
+				break
+			}
+			word[n] = l
+			n++
+			j += size
+		}
+		if _, more := letterAt(s, j); more > 0 || (j < len(s) && isNameByte(s[j])) {
+			return "", i // longer than any role word, or followed by '_': not a role
+		}
+		return string(word[:n]), j
+	}
+	// Spelled out: letter, separator, letter, ... each letter alone.
+	for n < len(word) && j+1 < len(s) && isWordSeparator(s[j]) {
+		l, size := letterAt(s, j+1)
+		if size == 0 {
+			break
+		}
+		if _, after := letterAt(s, j+1+size); after > 0 {
+			break // a whole word follows, not a spelled-out letter
+		}
+		word[n] = l
+		n++
+		j += 1 + size
+	}
+	if j < len(s) && s[j] == '.' { // "A.I.:"
+		j++
+	}
+	return string(word[:n]), j
+}
+
+// matchRolePrefix matches a fake transcript prefix at the line starting at i and
+// returns the span from the role word through the colon, or end -1.
+func matchRolePrefix(s string, i int) (int, int) {
+	start := skipMarkup(s, i)
+	word, j := readRoleWord(s, start)
+	if !roleWords[word] {
+		return 0, -1
+	}
+	if p := skipBlanks(s, j); p > j {
+		if q, k := readName(s, p); roleQualifiers[q] {
+			j = k
+		}
+	}
+	// Closing emphasis may sit between the word and the colon ("**System**:").
+	for j < len(s) && (s[j] == '*' || s[j] == '_' || s[j] == ' ' || s[j] == '\t' || s[j] == '`') {
+		j++
+	}
+	if end := colonAt(s, j); end > 0 {
+		return start, end
+	}
+	return 0, -1
+}
