@@ -40,6 +40,10 @@ func newHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
 	return startHarness(t, preset, nil, steps)
 }
 
+// window is tracking.window for the harnesses made after it is set.
+var window = "5m"
+
+
 // newLoopHarness starts a server on preset whose model is the in-process fake.
 func newLoopHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
 	return startHarness(t, preset, llmtest.NewProvider(t, steps...), nil)
@@ -62,7 +66,8 @@ tools:
   workspace: %q
 tracking:
   max_validation_retries: 2
-`, filepath.Join(h.dir, "state"), h.model.URL(), preset, filepath.Join(h.dir, "ws"))
+  window: %s
+`, filepath.Join(h.dir, "state"), h.model.URL(), preset, filepath.Join(h.dir, "ws"), window)
 	if err := os.WriteFile(h.cfgPath, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -63,13 +63,14 @@ func Announcements(reply string, registered []string) []Issue {
 	seen := map[string]bool{}
 	// Lower-casing once and skipping sentences with no intent marker keeps a
 	// long honest reply well inside the validation budget.
-	lower := asciiLower(reply)
-	for _, sp := range sentences(lower) {
-		s := lower[sp.start:sp.end]
+	for _, sp := range sentences(reply) {
+		s := reply[sp.start:sp.end]
+		// Most sentences of a long honest reply hold no intent marker; the
+		// cheap look first keeps validation inside its budget.
 		if !mayAnnounce(s) {
 			continue
 		}
-		tool, ok := announcedTool(strings.ReplaceAll(s, "’", "'"), registered)
+		tool, ok := announcedTool(strings.ReplaceAll(asciiLower(s), "’", "'"), registered)
 		if !ok || seen[tool] || !slices.Contains(registered, tool) {
 			continue
 		}
@@ -131,34 +132,43 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// mayAnnounce reports whether a lower-cased sentence holds the first word of
-// an intent marker; it is a cheap filter before the word-by-word look.
+// mayAnnounce reports whether a sentence holds, in any case, the first word
+// of an intent marker.
 func mayAnnounce(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if i > 0 && ('a' <= s[i-1] && s[i-1] <= 'z' || s[i-1] == '\'') {
+		if i > 0 && isLetterOrQuote(s[i-1]) {
 			continue
 		}
 		rest := s[i:]
-		switch s[i] {
+		switch s[i] | 0x20 { // ASCII lower case
 		case 'i':
-			if strings.HasPrefix(rest, "i'") || strings.HasPrefix(rest, "i’") || strings.HasPrefix(rest, "i will") || strings.HasPrefix(rest, "i shall") || strings.HasPrefix(rest, "i am") {
+			if hasPrefixFold(rest, "i'") || strings.HasPrefix(rest[1:], "’") || hasPrefixFold(rest, "i will") || hasPrefixFold(rest, "i shall") || hasPrefixFold(rest, "i am") {
 				return true
 			}
 		case 'l':
-			if strings.HasPrefix(rest, "let") {
+			if hasPrefixFold(rest, "let") {
 				return true
 			}
 		case 'a':
-			if strings.HasPrefix(rest, "allow me") {
+			if hasPrefixFold(rest, "allow me") {
 				return true
 			}
 		case 'w':
-			if strings.HasPrefix(rest, "we'") || strings.HasPrefix(rest, "we’") || strings.HasPrefix(rest, "we will") {
+			if hasPrefixFold(rest, "we'") || strings.HasPrefix(rest[1:], "e’") || hasPrefixFold(rest, "we will") {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+func isLetterOrQuote(c byte) bool {
+	c |= 0x20
+	return 'a' <= c && c <= 'z' || c == '\''|0x20
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // announcedTool returns the tool a lower-cased sentence says it is about to use.

@@ -30,9 +30,6 @@ func (s *objectScanner) end(start int) int {
 	if e, ok := s.ends[start]; ok {
 		return e
 	}
-	if s.ends == nil {
-		s.ends = make(map[int]int)
-	}
 	text := s.text
 	limit := min(len(text), start+maxObjectBytes)
 	var stack []int
@@ -61,21 +58,31 @@ func (s *objectScanner) end(start int) int {
 			}
 			open := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			s.ends[open] = i + 1
 			if len(stack) == 0 {
+				// The outermost answer is not stored: callers move past start
+				// and never ask for it again.
 				return i + 1
 			}
+			s.remember(open, i+1)
 		}
 	}
 	if limit == len(text) {
 		// Reaching the real end of the text proves every open brace on the stack
 		// never closes; hitting only the size limit proves nothing about inner ones.
-		for _, open := range stack {
-			s.ends[open] = -1
+		for _, open := range stack[1:] {
+			s.remember(open, -1)
 		}
 	}
-	s.ends[start] = -1
 	return -1
+}
+
+// remember stores the end of a nested object; the map is made only when a
+// reply has nested braces, which most prose does not.
+func (s *objectScanner) remember(open, end int) {
+	if s.ends == nil {
+		s.ends = make(map[int]int)
+	}
+	s.ends[open] = end
 }
 
 // isWordByte reports whether c is a regexp word character (\w in RE2).
