@@ -43,7 +43,6 @@ func newHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
 // window is tracking.window for the harnesses made after it is set.
 var window = "5m"
 
-
 // newLoopHarness starts a server on preset whose model is the in-process fake.
 func newLoopHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
 	return startHarness(t, preset, llmtest.NewProvider(t, steps...), nil)

@@ -21,8 +21,8 @@ func TestLoop(t *testing.T) {
 	}{
 		{
 			name: "plain answer", preset: "strict",
-			steps:    []llmtest.Step{llmtest.Text("Hello there.")},
-			status:   200, response: "Hello there.", valid: true,
+			steps:  []llmtest.Step{llmtest.Text("Hello there.")},
+			status: 200, response: "Hello there.", valid: true,
 		},
 		{
 			name: "tool error goes back to the model", preset: "minimal",
@@ -62,8 +62,8 @@ func TestLoop(t *testing.T) {
 		},
 		{
 			name: "identical call three times stops the turn", preset: "minimal",
-			steps:    []llmtest.Step{same, same, same, llmtest.Text("never asked")},
-			status:   200, response: "same arguments 3 times", tools: []string{"list_directory:ok", "list_directory:ok"}, valid: true,
+			steps:  []llmtest.Step{same, same, same, llmtest.Text("never asked")},
+			status: 200, response: "same arguments 3 times", tools: []string{"list_directory:ok", "list_directory:ok"}, valid: true,
 		},
 		{
 			name: "max tool rounds stops the turn", preset: "minimal",
