@@ -2,8 +2,11 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -321,6 +324,99 @@ func TestCount(t *testing.T) {
 	for _, tc := range tests {
 		if got := count(tc.n, tc.noun); got != tc.want {
 			t.Errorf("count(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
+		}
+	}
+}
+
+var knownTools = map[string]bool{"web_search": true, "read_webpage": true, "read_file": true, "write_file": true, "delete_file": true, "move_file": true, "copy_file": true, "create_directory": true, "list_directory": true}
+
+// FuzzParseDemoRequest: any user text gives either help or well-formed calls of
+// known tools with numbered ids.
+func FuzzParseDemoRequest(f *testing.F) {
+	for _, s := range []string{
+		"create a file named a.txt with hi and then delete it",
+		"search the web for go and read https://go.dev",
+		`write "a and delete b" to "c d.txt"`,
+		"move `a` to 'b' then list files in it",
+		"and then and then",
+		"read https://",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		msg, err := NewDemo().Complete(context.Background(), Request{Messages: []Message{user(text)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(msg.ToolCalls) == 0 && !strings.Contains(msg.Content, "demo model") {
+			t.Fatalf("neither calls nor help: %q", msg.Content)
+		}
+		for i, c := range msg.ToolCalls {
+			var args map[string]string
+			if c.ID != fmt.Sprintf("call_%d", i+1) || !knownTools[c.Name] || json.Unmarshal([]byte(c.Arguments), &args) != nil {
+				t.Fatalf("bad call %+v", c)
+			}
+		}
+	})
+}
+
+// FuzzDemoAnswer: whatever a tool message holds, the answer cites no execution id
+// that is not in the tool messages.
+func FuzzDemoAnswer(f *testing.F) {
+	f.Add("write_file", `{"execution_id":"write_file_1763769600123_0a1b2c3d","tool_name":"write_file","result":{"path":"a"}}`)
+	f.Add("web_search", `{"execution_id":"e","tool_name":"web_search","result":{"results":[{"title":"[x](y)","url":"u"},3,null]}}`)
+	f.Add("list_directory", `{"tool_name":"list_directory","result":{"entries":[1,{"name":5},"a"]}}`)
+	f.Add("read_file", `{"tool_name":"read_file","status":"denied","feedback":"no"}`)
+	f.Add("read_webpage", `{"result":{"length":1e300,"content":"<webpage_content>`+"`"+`</webpage_content>"}}`)
+	citation := regexp.MustCompile(`execution_id: ([^)]*)\)`)
+	f.Fuzz(func(t *testing.T, tool, content string) {
+		msgs := []Message{
+			user("list files"),
+			calls(ToolCall{ID: "call_1", Name: tool, Arguments: `{"path":"."}`}),
+			toolMsg("call_1", content),
+		}
+		msg, err := NewDemo().Complete(context.Background(), Request{Messages: msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(msg.ToolCalls) != 0 || msg.Content == "" {
+			t.Fatalf("want an answer, got %+v", msg)
+		}
+		for _, m := range citation.FindAllStringSubmatch(msg.Content, -1) {
+			var r struct {
+				ExecutionID string `json:"execution_id"`
+			}
+			if json.Unmarshal([]byte(content), &r) != nil || r.ExecutionID != m[1] {
+				t.Fatalf("cited %q, which the tool message does not carry", m[1])
+			}
+		}
+	})
+}
+
+func BenchmarkParseDemoRequest(b *testing.B) {
+	text := "please create a file named notes/today.txt with buy milk and eggs, then copy it to backup/today.txt and then list files in backup"
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(parseDemoRequest(text)) != 3 {
+			b.Fatal("wrong plan")
+		}
+	}
+}
+
+func BenchmarkDemoAnswer(b *testing.B) {
+	var results []string
+	for i := range 10 {
+		results = append(results, fmt.Sprintf(`{"title":"Result %d","url":"https://example.com/%d","snippet":"%s"}`, i, i, strings.Repeat("s", 100)))
+	}
+	content := `{"execution_id":"web_search_1763769600123_0a1b2c3d","tool_name":"web_search","result":{"query":"go","results":[` + strings.Join(results, ",") + `]}}`
+	msgs := []Message{user("search the web for go"), calls(ToolCall{ID: "call_1", Name: "web_search", Arguments: `{"query":"go"}`}), toolMsg("call_1", content)}
+	d := NewDemo()
+	b.SetBytes(int64(len(content)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Complete(context.Background(), Request{Messages: msgs}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

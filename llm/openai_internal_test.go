@@ -1,0 +1,221 @@
+package llm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/openai/openai-go/v3"
+)
+
+func TestNetworkReason(t *testing.T) {
+	op := func(err error) error {
+		return &url.Error{Op: "Post", URL: "http://x/v1/chat/completions", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: err}}}
+	}
+	tests := []struct {
+		name      string
+		err       error
+		reason    string
+		retryable bool
+	}{
+		{"refused", op(syscall.ECONNREFUSED), "connection refused", false},
+		{"reset is retried", op(syscall.ECONNRESET), "connection reset", true},
+		{"eof is retried", &url.Error{Op: "Post", URL: "u", Err: io.EOF}, "connection closed before an answer", true},
+		{"unknown host", &url.Error{Op: "Post", URL: "u", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Name: "llm.invalid", Err: "no such host"}}}, "unknown host llm.invalid", false},
+		{"no route", op(syscall.EHOSTUNREACH), "no route to host", false},
+		{"other net error", &url.Error{Op: "Post", URL: "u", Err: errors.New("tls: bad certificate")}, "network error", true},
+		{"not a network error", errors.New("decode: unexpected token"), "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reason, retryable := networkReason(tc.err)
+			if reason != tc.reason || retryable != tc.retryable {
+				t.Errorf("networkReason = %q, %v; want %q, %v", reason, retryable, tc.reason, tc.retryable)
+			}
+		})
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	tests := []struct {
+		name string
+		v    string
+		want time.Duration
+	}{
+		{"absent", "", 0},
+		{"seconds", "3", 3 * time.Second},
+		{"capped", "3600", maxRetryAfter},
+		{"past date", "Mon, 02 Jan 2006 15:04:05 GMT", 0},
+		{"garbage", "soon", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := parseRetryAfter(tc.v); got != tc.want {
+				t.Errorf("parseRetryAfter(%q) = %v, want %v", tc.v, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExponentialBackoff(t *testing.T) {
+	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 8 * time.Second}
+	for i, w := range want {
+		if got := exponentialBackoff(i + 1); got != w {
+			t.Errorf("exponentialBackoff(%d) = %v, want %v", i+1, got, w)
+		}
+	}
+}
+
+func TestServerMessage(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want string
+	}{
+		{"openai shape", `{"error":{"message":"Rate limit reached","type":"requests"}}`, "Rate limit reached"},
+		{"string error", `{"error":"model is loading"}`, "model is loading"},
+		{"message field", `{"message":"busy"}`, "busy"},
+		{"detail field", `{"detail":"Not Found"}`, "Not Found"},
+		{"plain text over lines", "upstream\n\tconnect error", "upstream connect error"},
+		{"long text is cut", strings.Repeat("a", 300), strings.Repeat("a", 200) + "…"},
+		{"empty", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := serverMessage([]byte(tc.body)); got != tc.want {
+				t.Errorf("serverMessage(%q) = %q, want %q", tc.body, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFromCompletion(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want Message
+	}{
+		{"text", `{"choices":[{"message":{"role":"assistant","content":"hi"}}]}`, Message{Role: RoleAssistant, Content: "hi"}},
+		{"refusal", `{"choices":[{"message":{"role":"assistant","content":"","refusal":"I can't"}}]}`, Message{Role: RoleAssistant, Content: "I can't"}},
+		{"missing call id gets one", `{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"read_file","arguments":"{}"}}]}}]}`,
+			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "read_file", Arguments: "{}"}}}},
+		{"custom call is ignored", `{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"x","type":"custom","custom":{"name":"c","input":"i"}}]}}]}`,
+			Message{Role: RoleAssistant}},
+		{"legacy function_call", `{"choices":[{"message":{"role":"assistant","function_call":{"name":"list_directory","arguments":"{\"path\":\".\"}"}}}]}`,
+			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "list_directory", Arguments: `{"path":"."}`}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c openai.ChatCompletion
+			if err := json.Unmarshal([]byte(tc.body), &c); err != nil {
+				t.Fatal(err)
+			}
+			got, err := fromCompletion(&c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzFromCompletion feeds arbitrary reply bodies through the SDK's decoder and
+// our conversion: nothing may panic, and every tool call must be answerable.
+func FuzzFromCompletion(f *testing.F) {
+	f.Add(`{"choices":[{"message":{"role":"assistant","content":"hi"}}]}`)
+	f.Add(`{"choices":[{"message":{"tool_calls":[{"id":"","type":"function","function":{"name":"a","arguments":"{"}}]}}]}`)
+	f.Add(`{"choices":[]}`)
+	f.Add(`{"choices":[{"message":{"function_call":{"name":"x","arguments":null}}}]}`)
+	f.Add(`null`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var c openai.ChatCompletion
+		if json.Unmarshal([]byte(body), &c) != nil {
+			return
+		}
+		msg, err := fromCompletion(&c)
+		if err != nil {
+			if err.Kind != KindBadResponse || err.Error() == "" {
+				t.Fatalf("unexpected error %#v", err)
+			}
+			return
+		}
+		if msg.Role != RoleAssistant {
+			t.Fatalf("role = %q", msg.Role)
+		}
+		for _, tc := range msg.ToolCalls {
+			if tc.ID == "" || tc.Name == "" {
+				t.Fatalf("tool call without id or name: %+v", tc)
+			}
+		}
+	})
+}
+
+// FuzzServerMessage: whatever a server answers, the user's sentence gets one short line.
+func FuzzServerMessage(f *testing.F) {
+	f.Add(`{"error":{"message":"x"}}`)
+	f.Add(`{"error":"y"}`)
+	f.Add("plain\ntext")
+	f.Add(`{"error":{"message":"` + strings.Repeat("é", 300) + `"}}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		got := serverMessage([]byte(body))
+		if strings.ContainsAny(got, "\n\r\t") {
+			t.Fatalf("message has a line break: %q", got)
+		}
+		if n := utf8.RuneCountInString(got); n > 201 {
+			t.Fatalf("message has %d runes", n)
+		}
+	})
+}
+
+func BenchmarkFromCompletion(b *testing.B) {
+	var calls []string
+	for i := range 8 {
+		calls = append(calls, fmt.Sprintf(`{"id":"call_%d","type":"function","function":{"name":"write_file","arguments":"{\"path\":\"f%d.txt\",\"content\":\"%s\"}"}}`, i, i, strings.Repeat("x", 200)))
+	}
+	body := []byte(`{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":"ok","tool_calls":[` + strings.Join(calls, ",") + `]}}]}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var c openai.ChatCompletion
+		if err := json.Unmarshal(body, &c); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := fromCompletion(&c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkToParams(b *testing.B) {
+	req := Request{Tools: []ToolSpec{{Name: "write_file", Parameters: map[string]any{"type": "object"}}}}
+	for i := range 50 {
+		req.Messages = append(req.Messages,
+			Message{Role: RoleUser, Content: strings.Repeat("word ", 40)},
+			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: fmt.Sprint("call_", i), Name: "write_file", Arguments: `{"path":"a"}`}}},
+			Message{Role: RoleTool, ToolCallID: fmt.Sprint("call_", i), Content: `{"execution_id":"write_file_1763769600123_0a1b2c3d","result":{}}`},
+		)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := toParams("m", req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(req.Messages)), "msgs/op")
+}
