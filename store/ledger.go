@@ -15,13 +15,7 @@ import (
 // with the same execution id: a run is recorded when it starts (Completed false)
 // and again when it ends.
 func (s *Store) RecordExecution(ctx context.Context, e api.Execution) error {
-	_, err := s.write.ExecContext(ctx, `
-INSERT INTO executions (execution_id, tool_name, arguments, session_id, started_at, duration_ms, completed, error)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (execution_id) DO UPDATE SET
-	tool_name = excluded.tool_name, arguments = excluded.arguments, session_id = excluded.session_id,
-	started_at = excluded.started_at, duration_ms = excluded.duration_ms,
-	completed = excluded.completed, error = excluded.error`,
+	_, err := s.recordExecution.ExecContext(ctx,
 		e.ExecutionID, e.ToolName, argumentsText(e.Arguments), e.SessionID,
 		millis(e.StartedAt), e.DurationMS, e.Completed, e.Error)
 	if err != nil {
@@ -29,6 +23,16 @@ ON CONFLICT (execution_id) DO UPDATE SET
 	}
 	return nil
 }
+
+// recordExecutionSQL is prepared once at Open: every tool run records twice, and
+// parsing the statement each time was a measurable share of the write.
+const recordExecutionSQL = `
+INSERT INTO executions (execution_id, tool_name, arguments, session_id, started_at, duration_ms, completed, error)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (execution_id) DO UPDATE SET
+	tool_name = excluded.tool_name, arguments = excluded.arguments, session_id = excluded.session_id,
+	started_at = excluded.started_at, duration_ms = excluded.duration_ms,
+	completed = excluded.completed, error = excluded.error`
 
 // Execution returns the ledger record of a run, or an error wrapping ErrNotFound.
 func (s *Store) Execution(ctx context.Context, id string) (api.Execution, error) {

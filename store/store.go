@@ -45,6 +45,8 @@ var ErrNotFound = errors.New("not found in the state database")
 type Store struct {
 	write *sql.DB
 	read  *sql.DB
+
+	recordExecution *sql.Stmt // on write
 }
 
 // busyTimeoutMS bounds how long a connection waits for a lock held by another
@@ -111,7 +113,13 @@ func Open(path string) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
 	}
-	return &Store{write: write, read: read}, nil
+	recordExecution, err := write.Prepare(recordExecutionSQL)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("cannot prepare the state database %s: %w", abs, err)
+	}
+	return &Store{write: write, read: read, recordExecution: recordExecution}, nil
 }
 
 // dsn builds a file: URI so that any byte of the path ('?', '#', '%') is escaped
@@ -124,7 +132,7 @@ func dsn(abs string, params url.Values) string {
 // Close closes the database; pending writes have already been committed, so a
 // Close after the last call loses nothing.
 func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close())
+	return errors.Join(s.recordExecution.Close(), s.read.Close(), s.write.Close())
 }
 
 // migrations are the schema steps in order; PRAGMA user_version counts how many a
