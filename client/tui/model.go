@@ -647,7 +647,8 @@ func (m *Model) statusBar() string {
 	if m.c != nil {
 		server = m.c.BaseURL()
 	}
-	line := fmt.Sprintf(" AI Lab │ %s │ model %s │ preset %s │ session %s", server, model, preset, session)
+	// Most useful first: a narrow terminal cuts the server address, not the session.
+	line := fmt.Sprintf(" AI Lab │ session %s │ preset %s │ model %s │ %s", session, preset, model, server)
 	line = cutw(line, m.width)
 	return m.styles.bar.Render(line + strings.Repeat(" ", max(0, m.width-ansi.StringWidth(line))))
 }

@@ -1,0 +1,72 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/client"
+)
+
+// historyModel is an 80x24 chat whose conversation holds n messages, half questions
+// and half markdown answers with a tool line, already rendered once as on screen.
+func historyModel(n int) *Model {
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(termenv.ANSI256)
+	m := New(Options{Client: client.New("http://127.0.0.1:1", "", nil), Renderer: r, Now: func() time.Time { return epoch }})
+	m.input.Cursor.SetMode(cursor.CursorStatic)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	v := api.Validation{Valid: true}
+	for i := range n {
+		if i%2 == 0 {
+			m.conv.add(entry{kind: kindUser, text: fmt.Sprintf("question %d: what is in the workspace?", i)})
+			continue
+		}
+		m.conv.add(entry{kind: kindAssistant, validation: &v,
+			text:  fmt.Sprintf("Answer **%d**:\n\n- `a.txt`\n- `notes/`\n\nCited web_search_1763769600123_9f86d081.", i),
+			tools: []api.ToolUse{{ToolName: "list_directory", Arguments: json.RawMessage(`{"path":"."}`), ExecutionID: "list_directory_1763769600123_9f86d081", Status: "ok", DurationMS: 3}}})
+	}
+	m.refresh()
+	return m
+}
+
+// BenchmarkKeystroke measures one keystroke's Update plus View; the history size must
+// not matter because the viewport only draws the lines on screen and entries are
+// rendered once per width.
+func BenchmarkKeystroke(b *testing.B) {
+	for _, n := range []int{10, 2000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			m := historyModel(n)
+			keys := []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune{'a'}}, {Type: tea.KeyBackspace}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.Update(keys[i%2])
+				_ = m.View()
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/keystroke")
+		})
+	}
+}
+
+// A keystroke must not re-render the conversation: the joined history is reused.
+func TestKeystrokeReusesRenderedHistory(t *testing.T) {
+	m := historyModel(50)
+	before := m.conv.entries[1].cached
+	m.conv.entries[1].cached = "SENTINEL"
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'a'}})
+	_ = m.View()
+	if m.conv.dirty || m.conv.entries[1].cached != "SENTINEL" {
+		t.Fatal("a keystroke re-rendered the history")
+	}
+	if before == "" {
+		t.Fatal("history was not rendered by refresh")
+	}
+}
