@@ -1,8 +1,56 @@
 package main
 
-import "io"
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
 
-// runPreset is owned by the config work.
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/config"
+)
+
+// runPreset is `ai-server preset NAME [--config PATH]`: it rewrites safety.preset
+// in the found config file in place. Flags may come before or after NAME.
 func runPreset(args []string, stdout, stderr io.Writer) int {
-	return usageError(stderr, "preset is not built yet")
+	fs := flag.NewFlagSet("preset", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	configPath := fs.String("config", "", "config file to rewrite")
+	var names []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintln(stdout, "usage: ai-server preset strict|moderate|minimal|custom [--config PATH]")
+				return exitOK
+			}
+			return usageError(stderr, "preset: %v (usage: ai-server preset NAME [--config PATH])", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names = append(names, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(names) != 1 {
+		return usageError(stderr, "preset: name exactly one preset (usage: ai-server preset strict|moderate|minimal|custom [--config PATH])")
+	}
+	name := names[0]
+
+	path, err := config.Find(*configPath)
+	if err != nil {
+		return usageError(stderr, "preset: %v", err)
+	}
+	if path == "" {
+		return usageError(stderr, "preset: no config file found: pass --config PATH or create ./%s (copy the one from the repository)", config.FileName)
+	}
+	if err := config.WriteSafety(path, api.SafetyUpdate{Preset: name}); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			return usageError(stderr, "preset: %v", err)
+		}
+		fmt.Fprintf(stderr, "ai-server: preset: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stdout, "safety.preset is now %s in %s\n", name, path)
+	return exitOK
 }
