@@ -163,8 +163,7 @@ func mayAnnounce(s string) bool {
 }
 
 func isLetterOrQuote(c byte) bool {
-	c |= 0x20
-	return 'a' <= c && c <= 'z' || c == '\''|0x20
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '\''
 }
 
 func hasPrefixFold(s, prefix string) bool {

@@ -131,6 +131,11 @@ func (v Validator) checkClaim(ctx context.Context, sessionID string, c Claim, le
 			Tool: rec.ToolName,
 		}, false, nil
 	}
+	if !rec.Completed || rec.Error != "" {
+		if c.ReportsFailure {
+			return Issue{}, true, nil
+		}
+	}
 	if rec.Error != "" {
 		return Issue{
 			Code:    CodeFailedRun,

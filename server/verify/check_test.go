@@ -124,6 +124,25 @@ func TestCheck(t *testing.T) {
 			want:  []string{"execution " + failedID + " of read_webpage failed (fetch https://example.com: 404 Not Found), it cannot be cited as a result"},
 		},
 		{
+			name:  "failed run honestly reported as failed",
+			reply: "**read_webpage** `https://example.com`: failed: fetch https://example.com: 404 Not Found (execution_id: " + failedID + ").\n**web_search** `go`: 3 results (execution_id: " + searchID + ").",
+		},
+		{
+			name:  "failed run in JSON with its error",
+			reply: `{"execution_id": "` + failedID + `", "tool_name": "read_webpage", "error": "404 Not Found"}`,
+		},
+		{
+			name:  "failure words about another claim do not excuse a failed run",
+			reply: "The search failed (" + searchID + ") but the page (" + failedID + ") shows the service is up.",
+			codes: []string{CodeFailedRun},
+			want:  []string{"execution " + failedID + " of read_webpage failed"},
+		},
+		{
+			name:  "failed run cited as success in JSON",
+			reply: `{"execution_id": "` + failedID + `", "tool_name": "read_webpage", "result": {"content": "all good"}}`,
+			codes: []string{CodeFailedRun},
+		},
+		{
 			name:  "run that never completed",
 			reply: "Saved (" + pendingID + ").",
 			codes: []string{CodeFailedRun},

@@ -29,6 +29,10 @@ type Claim struct {
 	// Raw is the text of the claim as written; Offset is where it starts.
 	Raw    string
 	Offset int
+	// ReportsFailure is set when the reply presents the run as failed (an
+	// "error" field, or words like "failed" next to the id) rather than as a
+	// result: citing a failed run honestly is allowed.
+	ReportsFailure bool
 }
 
 // ExtractClaims finds every claim of a tool result in text: JSON objects that
@@ -56,7 +60,42 @@ func ExtractClaims(text string) []Claim {
 		kept = append(kept, c)
 	}
 	slices.SortStableFunc(kept, func(a, b Claim) int { return a.Offset - b.Offset })
+	markFailureReports(text, kept)
 	return kept
+}
+
+// failureWords are what a reply says when it reports that a run went wrong.
+var failureWords = []string{"fail", "error", "could not", "couldn't", "unable", "did not work", "didn't work", "not found", "timed out", "timeout"}
+
+// markFailureReports sets ReportsFailure on the mentions and bare ids whose
+// own stretch of their line, from the previous claim or the line start to the
+// next claim or the line end, says that the run failed.
+func markFailureReports(text string, claims []Claim) {
+	for i := range claims {
+		c := &claims[i]
+		if c.Kind == ClaimJSON {
+			continue // decided from the object's own fields
+		}
+		from := strings.LastIndexByte(text[:c.Offset], '\n') + 1
+		if i > 0 {
+			from = max(from, min(claims[i-1].Offset+len(claims[i-1].Raw), c.Offset))
+		}
+		end := c.Offset + len(c.Raw)
+		to := len(text)
+		if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
+			to = end + nl
+		}
+		if i+1 < len(claims) {
+			to = max(end, min(to, claims[i+1].Offset))
+		}
+		seg := strings.ToLower(text[from:to])
+		for _, w := range failureWords {
+			if strings.Contains(seg, w) {
+				c.ReportsFailure = true
+				break
+			}
+		}
+	}
 }
 
 // jsonClaims returns the JSON objects of text that present a tool result.
@@ -140,9 +179,32 @@ func claimFromObject(obj map[string]json.RawMessage) (Claim, bool) {
 		if callLike && !hasAny(obj, "result", "results", "output", "error", "status") {
 			return Claim{}, false
 		}
+		if !presentsResult(obj) {
+			return Claim{}, false
+		}
 	}
 	c.Kind = ClaimJSON
+	if hasID {
+		errVal, hasErr := obj["error"]
+		status := jsonString(obj["status"])
+		c.ReportsFailure = hasErr && string(errVal) != "null" || status == "error" || status == "failed"
+	}
 	return c, true
+}
+
+// presentsResult reports whether an id-less object naming a tool presents
+// an outcome as real. Echoing a denial or a run that did not happen
+// (CONTRACT section 5: {"tool_name", "status": "denied", ...}) claims nothing,
+// and neither does an error with no result beside it.
+func presentsResult(obj map[string]json.RawMessage) bool {
+	switch jsonString(obj["status"]) {
+	case "denied", "not_run":
+		return false
+	}
+	if _, isErr := obj["error"]; isErr && !hasAny(obj, "result", "results", "output") {
+		return false
+	}
+	return true
 }
 
 func hasAny(obj map[string]json.RawMessage, keys ...string) bool {
