@@ -71,6 +71,8 @@ type fileTool[A any] struct {
 	run               func(context.Context, A) (any, error)
 }
 
+var _ Tool = (*fileTool[pathArgs])(nil)
+
 func newFileTool[A any](name, description string, params map[string]any, run func(context.Context, A) (any, error)) Tool {
 	return &fileTool[A]{name: name, description: description, params: params, run: run}
 }
@@ -473,7 +475,14 @@ func (w *Workspace) listDirectory(_ context.Context, a listArgs) (any, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("path %s is a file, not a directory; use read_file to read it", shown)
 	}
-	d, err := w.root.Open(rel)
+	// A root for the listed folder itself: each entry is then one fstatat
+	// on its descriptor, not a walk from the workspace root.
+	dir, err := w.root.OpenRoot(rel)
+	if err != nil {
+		return nil, opError("list", shown, err)
+	}
+	defer dir.Close()
+	d, err := dir.Open(".")
 	if err != nil {
 		return nil, opError("list", shown, err)
 	}
@@ -494,7 +503,7 @@ func (w *Workspace) listDirectory(_ context.Context, a listArgs) (any, error) {
 	}
 	for _, name := range names {
 		e := DirEntry{Name: name, Type: "other"}
-		li, err := w.root.Lstat(filepath.Join(rel, name))
+		li, err := dir.Lstat(name)
 		if err != nil {
 			continue // removed while we listed
 		}

@@ -724,3 +724,29 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// TestOpErrorRecognisesRootEscapes feeds opError the error os.Root itself
+// returns for a symlink leading out, as happens when a link is swapped in
+// between resolve's check and the operation: it must still read as a refusal.
+func TestOpErrorRecognisesRootEscapes(t *testing.T) {
+	f := newFixture(t)
+	cases := []struct {
+		name string
+		op   func() error
+	}{
+		{"open through a linked dir", func() error { _, err := f.ws.root.Open("out/secret.txt"); return err }},
+		{"stat an absolute link", func() error { _, err := f.ws.root.Stat("abs"); return err }},
+		{"rename into a linked dir", func() error { return f.ws.root.Rename("hello.txt", "out/hello.txt") }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := opError("read", "p", c.op())
+			if !errors.Is(err, ErrOutsideWorkspace) || !strings.Contains(err.Error(), "symbolic link that points outside") {
+				t.Fatalf("opError gave %q, want a refusal", err)
+			}
+		})
+	}
+	if err := opError("read", "p", fs.ErrNotExist); errors.Is(err, ErrOutsideWorkspace) {
+		t.Errorf("a missing file read as a refusal: %v", err)
+	}
+}
