@@ -43,6 +43,10 @@ func newHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
 // window is tracking.window for the harnesses made after it is set.
 var window = "5m"
 
+// searchEndpoint is web.search_endpoint for the harnesses made after it is set; the
+// default is a closed loopback port, so no test can reach DuckDuckGo.
+var searchEndpoint = "http://127.0.0.1:9/html/"
+
 // newLoopHarness starts a server on preset whose model is the in-process fake.
 func newLoopHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
 	return startHarness(t, preset, llmtest.NewProvider(t, steps...), nil)
@@ -66,7 +70,11 @@ tools:
 tracking:
   max_validation_retries: 2
   window: %s
-`, filepath.Join(h.dir, "state"), h.model.URL(), preset, filepath.Join(h.dir, "ws"), window)
+web:
+  search_endpoint: %q
+  search_lite_endpoint: "http://127.0.0.1:9/lite/"
+  search_interval: 1ms
+`, filepath.Join(h.dir, "state"), h.model.URL(), preset, filepath.Join(h.dir, "ws"), window, searchEndpoint)
 	if err := os.WriteFile(h.cfgPath, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -375,7 +376,7 @@ func (r *turnRun) runTool(c plannedCall, roundID string) string {
 		content = mustJSON(msg)
 	} else {
 		msg["result"] = result
-		b, err := json.Marshal(msg)
+		b, err := marshalPlain(msg)
 		if err != nil {
 			rec.Completed, rec.Error = false, "the tool's result could not be encoded: "+err.Error()
 			use.Status, use.Error = api.StatusError, rec.Error
@@ -495,11 +496,23 @@ func canonical(raw json.RawMessage) string {
 
 // mustJSON encodes values that always encode (maps of strings).
 func mustJSON(v any) string {
-	b, err := json.Marshal(v)
+	b, err := marshalPlain(v)
 	if err != nil {
 		panic(err)
 	}
 	return string(b)
+}
+
+// marshalPlain is json.Marshal without HTML escaping, so the model reads the
+// <search_results> and <webpage_content> tags as written, not as \u003c.
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func joinIssues(issues []verify.Issue) string {

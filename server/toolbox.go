@@ -6,6 +6,7 @@ import (
 
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/tools"
+	"github.com/ailab/ai-lab/websearch"
 )
 
 // NewToolbox returns the Toolbox ai-server uses: the file tools on tools.workspace
@@ -30,7 +31,7 @@ func NewToolbox() Toolbox {
 		if err != nil {
 			return nil, err
 		}
-		all := append(tools.FileTools(ws), webTools(cfg)...)
+		all := append(tools.FileTools(ws), WebTools(cfg)...)
 		reg, err := tools.NewRegistry(all...)
 		if err != nil {
 			ws.Close()
@@ -41,7 +42,27 @@ func NewToolbox() Toolbox {
 	}
 }
 
-// webTools builds web_search and read_webpage from cfg.
-func webTools(cfg *config.Config) []tools.Tool {
-	return nil
+// WebTools builds web_search and read_webpage from cfg's web.* and sanitize.* keys.
+func WebTools(cfg *config.Config) []tools.Tool {
+	w := cfg.Web
+	opts := tools.WebOptions{MaxResults: w.MaxResults, MaxChars: w.MaxChars, SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive}
+	searcher := websearch.NewSearcher(websearch.SearchOptions{
+		Endpoint:     w.SearchEndpoint,
+		LiteEndpoint: w.SearchLiteEndpoint,
+		Region:       w.Region,
+		SafeSearch:   w.SafeSearch,
+		MaxResults:   w.MaxResults,
+		CacheTTL:     w.CacheTTL,
+		Timeout:      w.FetchTimeout,
+		MinInterval:  w.SearchInterval,
+	})
+	fetcher := websearch.NewFetcher(websearch.FetchOptions{
+		Timeout:      w.FetchTimeout,
+		MaxPageBytes: w.MaxPageBytes,
+		CacheTTL:     w.CacheTTL,
+		AllowPrivate: w.AllowPrivateAddresses,
+		AllowDomains: w.AllowDomains,
+		BlockDomains: w.BlockDomains,
+	})
+	return []tools.Tool{tools.NewWebSearch(searcher, opts), tools.NewReadWebpage(fetcher, opts)}
 }

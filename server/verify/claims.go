@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/ailab/ai-lab/tools"
 )
 
 // A ClaimKind says how a claim was written in a reply.
@@ -327,12 +329,16 @@ func idPrefix(id string) string {
 
 // toolBefore returns the tool a reply names right before a claim at offset,
 // as in "run_speed_test (execution_id: X)" or "check_internet_connection: X",
-// and fallback when there is none. Only a snake_case word separated from the
-// claim by nothing but punctuation counts: looking further back mixes up the
-// tools of a sentence that lists several results.
+// and fallback when there is none. Only a word separated from the claim by
+// nothing but spaces and punctuation counts: looking further back mixes up the
+// tools of a sentence that lists several results. A catalog tool name always
+// counts; another snake_case word only when it is not quoted or part of a path,
+// since `old_notes` or docs/my_plan is a file name, not a tool.
 func toolBefore(text string, offset int, fallback string) string {
 	i := offset
-	for i > 0 && strings.IndexByte(" \t([`'\":=-", text[i-1]) >= 0 {
+	quoted := false
+	for i > 0 && strings.IndexByte(" \t([`'\":=-*", text[i-1]) >= 0 {
+		quoted = quoted || strings.IndexByte("`'\"", text[i-1]) >= 0
 		i--
 	}
 	end := i
@@ -340,7 +346,13 @@ func toolBefore(text string, offset int, fallback string) string {
 		i--
 	}
 	word := text[i:end]
-	if !isSnakeName(word) || strings.HasSuffix(word, "_id") || idPrefix(word) != "" {
+	if tools.IsName(word) {
+		return word
+	}
+	if i > 0 && strings.IndexByte("`'\"./\\", text[i-1]) >= 0 {
+		quoted = true
+	}
+	if quoted || !isSnakeName(word) || strings.HasSuffix(word, "_id") || idPrefix(word) != "" {
 		return fallback
 	}
 	return word

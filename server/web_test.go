@@ -1,0 +1,59 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ailab/ai-lab/llm/llmtest"
+)
+
+// TestWebSearchNeedsApprovalAndComesBackWrapped runs web_search through the whole
+// server against a saved DuckDuckGo results page served on loopback.
+func TestWebSearchNeedsApprovalAndComesBackWrapped(t *testing.T) {
+	page, err := os.ReadFile("../../shared/fixtures/ddg/html-caffeine-sleep.html")
+	if err != nil {
+		t.Fatalf("the DuckDuckGo fixtures live in ../shared beside the repository: %v", err)
+	}
+	var queries []string
+	ddg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		queries = append(queries, r.PostForm.Get("q"))
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	}))
+	defer ddg.Close()
+	searchEndpoint = ddg.URL + "/html/"
+	defer func() { searchEndpoint = "http://127.0.0.1:9/html/" }()
+
+	h := newHarness(t, "strict",
+		llmtest.Calls(llmtest.Call("call_s", "web_search", `{"query": "does caffeine affect sleep", "max_results": 3}`)),
+		replyWith("Caffeine affects sleep (execution_id: %s)."))
+	r := h.chat("", "search the web for caffeine and sleep")
+	if !r.ApprovalRequired || r.ToolsPending[0].ToolName != "web_search" || len(queries) != 0 {
+		t.Fatalf("web_search ran without approval under strict: %+v, %v", r, queries)
+	}
+	r = h.approve(r.SessionID, approved("call_s"))
+	if !r.Validation.Valid || len(r.ToolsUsed) != 1 || r.ToolsUsed[0].Status != "ok" {
+		t.Fatalf("reply %+v", r)
+	}
+	if len(queries) != 1 || queries[0] != "does caffeine affect sleep" {
+		t.Fatalf("DuckDuckGo saw %v", queries)
+	}
+	reqs := h.model.Requests()
+	tm := toolMessages(reqs[len(reqs)-1])
+	var msg struct {
+		ExecutionID string          `json:"execution_id"`
+		Result      json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(tm[0].Content), &msg); err != nil || msg.ExecutionID == "" {
+		t.Fatalf("tool message %s", tm[0].Content)
+	}
+	res := string(msg.Result)
+	if !strings.Contains(res, `<search_results source=\"duckduckgo\"`) || !strings.Contains(res, "sleepfoundation.org") {
+		t.Fatalf("result not wrapped or missing the first hit: %s", res)
+	}
+}
