@@ -20,6 +20,7 @@ const (
 	kindNote     // help, notices, traces
 	kindDecision // what was approved and denied
 	kindError
+	kindPre // preformatted (trace trees): lines are cut, never wrapped
 )
 
 // An entry is one block of the conversation with its rendering cached for one width,
@@ -98,6 +99,12 @@ func (c *conversation) renderEntry(e *entry, width int) string {
 		return c.st.dim.Render(ansi.Wrap(e.text, width, ""))
 	case kindError:
 		return c.st.err.Render(ansi.Wrap("✗ "+e.text, width, ""))
+	case kindPre:
+		lines := strings.Split(e.text, "\n")
+		for i, l := range lines {
+			lines[i] = cutw(l, width)
+		}
+		return strings.Join(lines, "\n")
 	default:
 		return ansi.Wrap(e.text, width, "")
 	}

@@ -217,7 +217,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Err != nil {
 			m.addError(msg.Err)
 		} else {
-			m.conv.add(entry{kind: kindNote, text: renderTrace(msg.Trace, m.r)})
+			m.conv.add(entry{kind: kindPre, text: renderTrace(msg.Trace, m.r)})
 			m.refresh()
 		}
 		return m, nil
@@ -617,6 +617,10 @@ func (m *Model) approvalView() string {
 	if limit := m.height - 4; len(lines) > limit {
 		lines = append(lines[:max(0, limit-1)], cutw("… more rows below; they are asked one by one", m.width))
 	}
+	// Blank lines keep the help line at the bottom, where it is in the chat.
+	for len(lines) < m.height-4 {
+		lines = append(lines, "")
+	}
 	var sb strings.Builder
 	sb.WriteString(strings.Join(lines, "\n"))
 	sb.WriteString("\n\n")
@@ -634,7 +638,7 @@ func (m *Model) statusBar() string {
 		model = "?"
 	}
 	if model == "demo" {
-		model = "demo model (offline stand-in, not an LLM)"
+		model = "demo model (offline, no LLM)"
 	}
 	preset, session := m.preset, m.sessionID
 	if preset == "" {

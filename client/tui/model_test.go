@@ -210,9 +210,9 @@ func TestChainedBatches(t *testing.T) {
 
 func TestErrorsMidApprovalKeepTheTUIUsable(t *testing.T) {
 	tests := []struct {
-		name  string
+		name   string
 		break_ func(s *clienttest.Server)
-		want  string
+		want   string
 	}{
 		{"409 no pending approval", func(s *clienttest.Server) { s.FailOn(2, 409, api.CodeNoPendingApproval) }, "scripted failure no_pending_approval."},
 		{"network error", func(s *clienttest.Server) { s.Close() }, "cannot reach ai-server at"},

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/client/clienttest"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestRunExitCodes(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	l.Close()
+	home := t.TempDir()
+
+	tests := []struct {
+		name      string
+		args      []string
+		env       map[string]string
+		stdin     string
+		code      int
+		stdout    string
+		stderrHas string
+	}{
+		{"one-shot with ask", []string{"--server", "$SERVER", "--token", clienttest.Token, "-p", "write it"}, nil, "y\n", 0, "Wrote a.txt.\n", "Approve write_file(path=a.txt, content=hi)?"},
+		{"server and token from env", []string{"-p", "write it", "--approve", "all"}, map[string]string{"AILAB_SERVER": "$SERVER", "AILAB_TOKEN": clienttest.Token}, "", 0, "Wrote a.txt.\n", ""},
+		{"unreachable server", []string{"--server", dead, "-p", "hi"}, map[string]string{"HOME": home}, "", 1, "", "cannot reach ai-server at " + dead + ": connection refused; start it with `ai-server` or try `ai-client --demo`"},
+		{"wrong token", []string{"--server", "$SERVER", "--token", "nope", "-p", "hi"}, nil, "", 1, "", "the server refused the token"},
+		{"bad --approve", []string{"-p", "hi", "--approve", "maybe"}, nil, "", 2, "", "--approve must be ask, all or none"},
+		{"--json without -p", []string{"--json"}, nil, "", 2, "", "only go with -p"},
+		{"empty -p", []string{"-p", "  "}, nil, "", 2, "", "-p needs a message"},
+		{"stray argument", []string{"hello"}, nil, "", 2, "", `use -p "hello"`},
+		{"unknown flag", []string{"--nope"}, nil, "", 2, "", "flag provided but not defined: -nope"},
+		{"--demo with --server", []string{"--demo", "--server", "http://x"}, nil, "", 2, "", "--demo runs its own server"},
+		{"TUI refuses an unreachable server before taking the screen", []string{"--server", dead}, map[string]string{"HOME": home}, "", 1, "", "cannot reach ai-server"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Each case gets a fresh scripted server; $SERVER names it in args and env.
+			srv := clienttest.New(t,
+				clienttest.Pending("s_1", clienttest.Call("write_file", `{"path":"a.txt","content":"hi"}`, "c1")),
+				clienttest.Final("s_1", "Wrote a.txt."))
+			for i, a := range tt.args {
+				tt.args[i] = strings.ReplaceAll(a, "$SERVER", srv.URL)
+			}
+			for k, v := range tt.env {
+				tt.env[k] = strings.ReplaceAll(v, "$SERVER", srv.URL)
+			}
+			var out, errb bytes.Buffer
+			code := run(tt.args, strings.NewReader(tt.stdin), &out, &errb, env(tt.env))
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, errb.String())
+			}
+			if out.String() != tt.stdout {
+				t.Fatalf("stdout = %q, want %q", out.String(), tt.stdout)
+			}
+			if !strings.Contains(errb.String()+out.String(), tt.stderrHas) {
+				t.Fatalf("output lacks %q; stderr:\n%s", tt.stderrHas, errb.String())
+			}
+			if tt.code == 1 && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+				t.Fatalf("runtime failure is not one line:\n%s", errb.String())
+			}
+		})
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	srv := clienttest.New(t, clienttest.Pending("s_1", clienttest.Call("delete_file", `{"path":"x"}`, "c1")), clienttest.Final("s_1", "Kept x."))
+	var out, errb bytes.Buffer
+	code := run([]string{"--server", srv.URL, "--token", clienttest.Token, "-p", "delete x", "--approve", "none", "--json"}, strings.NewReader(""), &out, &errb, env(nil))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r api.ChatResponse
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Response != "Kept x." || r.SessionID != "s_1" {
+		t.Fatalf("stdout %q: %+v %v", out.String(), r, err)
+	}
+	if a := srv.Approvals(); len(a) != 1 || a[0].Decisions[0].Approved {
+		t.Fatalf("approvals = %+v", a)
+	}
+}
