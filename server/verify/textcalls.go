@@ -38,6 +38,7 @@ func ParseTextCalls(text string, known []string) (calls []TextCall, visible stri
 	}
 	var all []found
 
+	sc := newObjectScanner(text)
 	// Tag calls first: the JSON inside a tag must not be read a second time.
 	for from := 0; ; {
 		k := strings.Index(text[from:], "<tool:")
@@ -45,7 +46,7 @@ func ParseTextCalls(text string, known []string) (calls []TextCall, visible stri
 			break
 		}
 		start := from + k
-		call, end, ok := parseTagCall(text, start, known)
+		call, end, ok := parseTagCall(text, start, known, sc)
 		if !ok {
 			from = start + len("<tool:")
 			continue
@@ -55,7 +56,6 @@ func ParseTextCalls(text string, known []string) (calls []TextCall, visible stri
 		from = end
 	}
 
-	sc := newObjectScanner(text)
 	for i := 0; i < len(text); i++ {
 		if text[i] != '{' {
 			continue
@@ -95,10 +95,8 @@ func inCut(cuts []cut, i int) (cut, bool) {
 	return cut{}, false
 }
 
-// parseTagCall reads <tool:NAME>BODY</tool> at start. A tag without its closing
-// </tool> still counts when a JSON object follows it, since models often stop
-// generating right after the object.
-func parseTagCall(text string, start int, known []string) (TextCall, int, bool) {
+// parseTagCall reads <tool:NAME>BODY</tool> at start.
+func parseTagCall(text string, start int, known []string, sc *objectScanner) (TextCall, int, bool) {
 	i := start + len("<tool:")
 	j := i
 	for j < len(text) && (isWordByte(text[j]) || text[j] == '-' || text[j] == '.') {
@@ -110,20 +108,25 @@ func parseTagCall(text string, start int, known []string) (TextCall, int, bool) 
 	name := text[i:j]
 	bodyStart := j + 1
 	var body string
-	var end int
-	if k := strings.Index(text[bodyStart:], "</tool>"); k >= 0 {
+	end := -1
+	// A body that is one JSON object is read with the object scanner, so a
+	// "</tool>" inside one of its strings does not end the call early. A
+	// missing closing tag is forgiven: models often stop right after the object.
+	if o := skipWhitespace(text, bodyStart); o < len(text) && text[o] == '{' {
+		if e := sc.end(o); e > 0 {
+			body, end = text[bodyStart:e], e
+			if after := skipWhitespace(text, e); strings.HasPrefix(text[after:], "</tool>") {
+				end = after + len("</tool>")
+			}
+		}
+	}
+	if end < 0 {
+		k := strings.Index(text[bodyStart:], "</tool>")
+		if k < 0 {
+			return TextCall{}, 0, false
+		}
 		body = text[bodyStart : bodyStart+k]
 		end = bodyStart + k + len("</tool>")
-	} else {
-		o := skipWhitespace(text, bodyStart)
-		if o >= len(text) || text[o] != '{' {
-			return TextCall{}, 0, false
-		}
-		e := newObjectScanner(text).end(o)
-		if e < 0 {
-			return TextCall{}, 0, false
-		}
-		body, end = text[bodyStart:e], e
 	}
 	call := TextCall{Name: name, Raw: text[start:end]}
 	body = strings.TrimSpace(unfence(strings.TrimSpace(body)))

@@ -46,6 +46,12 @@ func TestParseTextCalls(t *testing.T) {
 			visible: "",
 		},
 		{
+			name:    "closing tag inside a JSON string",
+			text:    `<tool:write_file>{"path": "a.html", "content": "</tool>"}</tool> done`,
+			calls:   []call{{"write_file", `{"path":"a.html","content":"</tool>"}`, ""}},
+			visible: "done",
+		},
+		{
 			name:    "JSON syntax with parameters",
 			text:    `I will search. {"name": "web_search", "parameters": {"query": "weather", "max_results": 3}}`,
 			calls:   []call{{"web_search", `{"query":"weather","max_results":3}`, ""}},
