@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -213,17 +212,21 @@ func (w *Workspace) readFile(_ context.Context, a pathArgs) (any, error) {
 		return nil, opError("read", a.Path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxReadBytes+1))
-	if err != nil {
+	// A Builder sized from the Stat becomes the result string without the
+	// copies io.ReadAll plus a conversion would make.
+	var sb strings.Builder
+	sb.Grow(int(fi.Size()) + 1)
+	if _, err := io.Copy(&sb, io.LimitReader(f, MaxReadBytes+1)); err != nil {
 		return nil, opError("read", a.Path, err)
 	}
+	data := sb.String()
 	if len(data) > MaxReadBytes { // it grew after the Stat
 		return nil, tooBig(a.Path, int64(len(data)))
 	}
 	if isBinary(data) {
 		return nil, fmt.Errorf("path %s is a binary file; read_file reads text only", a.Path)
 	}
-	return ReadFileResult{Path: slash(rel), Content: string(data), Size: int64(len(data))}, nil
+	return ReadFileResult{Path: slash(rel), Content: data, Size: int64(len(data))}, nil
 }
 
 func tooBig(shown string, size int64) error {
@@ -246,8 +249,8 @@ func humanSize(n int64) string {
 // UTF-8 sequence anywhere. The whole file is checked, not a prefix, because
 // the content must survive as a JSON string (invalid bytes would be silently
 // replaced) and the file is at most 1 MiB.
-func isBinary(data []byte) bool {
-	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
+func isBinary(data string) bool {
+	return strings.IndexByte(data, 0) >= 0 || !utf8.ValidString(data)
 }
 
 func (w *Workspace) writeFile(_ context.Context, a writeArgs) (any, error) {

@@ -219,6 +219,8 @@ func TestReadFile(t *testing.T) {
 		{"one byte over", `{"path":"over.txt"}`, ReadFileResult{}, "(1048577 bytes), over read_file's limit"},
 		{"fifo", `{"path":"fifo"}`, ReadFileResult{}, "path fifo is not a regular file"},
 		{"file used as a directory", `{"path":"hello.txt/x"}`, ReadFileResult{}, "a part of the path is a file"},
+		{"newline in the path", `{"path":"hello.txt\nx"}`, ReadFileResult{}, `path "hello.txt\nx" contains a control character`},
+		{"NUL in the path", `{"path":"hello.txt\u0000"}`, ReadFileResult{}, `contains a control character`},
 		{"missing path", `{}`, ReadFileResult{}, `argument "path" is required`},
 		{"misspelt argument", `{"pth":"hello.txt"}`, ReadFileResult{}, `unknown argument "pth" (expected path)`},
 	}
@@ -601,6 +603,23 @@ func BenchmarkListDirectory5000(b *testing.B) {
 	b.ReportMetric(5000, "entries/op")
 }
 
+func BenchmarkReadFile1MiB(b *testing.B) {
+	f := newFixture(b)
+	text := bytes.Repeat([]byte("héllo, wörld\n"), MaxReadBytes/len("héllo, wörld\n"))
+	if err := os.WriteFile(filepath.Join(f.dir, "big.txt"), text, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	tool := f.tools[ReadFile]
+	args := json.RawMessage(`{"path":"big.txt"}`)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tool.Run(context.Background(), args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func TestFileToolSchemas(t *testing.T) {
 	f := newFixture(t)
 	for _, tool := range FileTools(f.ws) {
@@ -711,14 +730,17 @@ func FuzzResolve(f *testing.F) {
 			}
 		}
 		ctx := context.Background()
-		args, _ := json.Marshal(map[string]string{"path": p, "content": "fuzz"})
-		fx.tools[WriteFile].Run(ctx, args)
-		args, _ = json.Marshal(map[string]string{"path": p})
-		fx.tools[ReadFile].Run(ctx, args)
-		fx.tools[ListDirectory].Run(ctx, args)
-		fx.tools[CreateDirectory].Run(ctx, args)
-		args, _ = json.Marshal(map[string]string{"source": "sub/inner.txt", "destination": p})
-		fx.tools[CopyFile].Run(ctx, args)
+		run := func(tool string, args map[string]string) {
+			raw, _ := json.Marshal(args)
+			if _, err := fx.tools[tool].Run(ctx, raw); err != nil && strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("%s error %q is not one line", tool, err)
+			}
+		}
+		run(WriteFile, map[string]string{"path": p, "content": "fuzz"})
+		run(ReadFile, map[string]string{"path": p})
+		run(ListDirectory, map[string]string{"path": p})
+		run(CreateDirectory, map[string]string{"path": p})
+		run(CopyFile, map[string]string{"source": "sub/inner.txt", "destination": p})
 		if after := snapshot(t, base, fx.dir); !mapsEqual(outsideBefore, after) {
 			t.Fatalf("path %q changed the folder outside the workspace", p)
 		}

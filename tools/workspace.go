@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode"
 )
 
 // ErrOutsideWorkspace is matched (errors.Is) by every refusal of a path that
@@ -63,8 +64,10 @@ func (w *Workspace) resolve(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("the path is empty; give a path relative to the workspace, or . for the workspace itself")
 	}
-	if strings.IndexByte(p, 0) >= 0 {
-		return "", fmt.Errorf("path %q contains a NUL byte; remove it", p)
+	// Control characters (NUL, newlines, tabs...) are refused: no sensible
+	// file name holds them, and the path must print on one line in errors.
+	if strings.IndexFunc(p, unicode.IsControl) >= 0 {
+		return "", fmt.Errorf("path %q contains a control character; file tools take printable names only", p)
 	}
 	if filepath.IsAbs(p) || filepath.VolumeName(p) != "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) {
 		return "", refuse("path %s is absolute; file tools take paths relative to the workspace", p)
