@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,4 +98,22 @@ func TestArgumentsAreStoredAsJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Whatever a model sends as arguments, the stored form is valid JSON, and valid
+// JSON other than null is kept as sent (minus surrounding space).
+func FuzzArgumentsText(f *testing.F) {
+	for _, seed := range []string{``, `null`, `{}`, `{"path":"a.txt"}`, ` [1,2] `, `{"a":`, "\xff\xfe", `"x"`, `{"a":"<b>&"}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got := argumentsText(json.RawMessage(in))
+		if !json.Valid([]byte(got)) {
+			t.Fatalf("argumentsText(%q) = %q, not valid JSON", in, got)
+		}
+		trimmed := strings.TrimSpace(in)
+		if json.Valid([]byte(trimmed)) && trimmed != "null" && got != trimmed {
+			t.Errorf("argumentsText(%q) = %q, want the input kept as %q", in, got, trimmed)
+		}
+	})
 }

@@ -81,7 +81,7 @@ SELECT DISTINCT tool_name, ?, trace_id FROM trace_calls WHERE trace_id = ? AND t
 	return nil
 }
 
-const traceColumns = `trace_id, session_id, started_at, duration_ms, success`
+const traceColumns = `t.trace_id, t.session_id, t.started_at, t.duration_ms, t.success`
 
 // Trace returns one call chain with its calls in call order, or an error wrapping
 // ErrNotFound.
@@ -91,7 +91,7 @@ func (s *Store) Trace(ctx context.Context, id string) (api.Trace, error) {
 		return api.Trace{}, fmt.Errorf("read trace %s: %w", id, err)
 	}
 	defer tx.Rollback()
-	t, err := scanTrace(tx.QueryRowContext(ctx, `SELECT `+traceColumns+` FROM traces WHERE trace_id = ?`, id))
+	t, err := scanTrace(tx.QueryRowContext(ctx, `SELECT `+traceColumns+` FROM traces t WHERE t.trace_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return api.Trace{}, fmt.Errorf("trace %s: %w", id, ErrNotFound)
 	}
@@ -129,7 +129,7 @@ func (s *Store) Traces(ctx context.Context, f TraceFilter) ([]api.Trace, error) 
 	if f.MinDuration > 0 {
 		// Durations are whole milliseconds, so round the bound up: 1.5ms admits 2ms, not 1ms.
 		where = append(where, `t.duration_ms >= ?`)
-		args = append(args, (f.MinDuration+time.Millisecond-1)/time.Millisecond)
+		args = append(args, int64((f.MinDuration+time.Millisecond-1)/time.Millisecond))
 	}
 	if f.FailedOnly {
 		where = append(where, `t.success = 0`)
@@ -141,7 +141,7 @@ func (s *Store) Traces(ctx context.Context, f TraceFilter) ([]api.Trace, error) 
 	limit = min(limit, MaxTraceLimit)
 	args = append(args, limit)
 
-	query := `SELECT t.trace_id, t.session_id, t.started_at, t.duration_ms, t.success FROM ` + from
+	query := `SELECT ` + traceColumns + ` FROM ` + from
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, ` AND `)
 	}
