@@ -87,7 +87,7 @@ func Visible(s string) string {
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r)):
+		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r) && r != utf8.RuneError):
 			b.WriteRune(r)
 		case r > 0xffff:
 			fmt.Fprintf(&b, `\U%08x`, r)

@@ -26,6 +26,7 @@ func TestVisible(t *testing.T) {
 		{"invalid utf8", "a\xffb", `a\xffb`},
 		{"delete char", "a\x7fb", `a\x7fb`},
 		{"tag character", "a\U000E0041b", `a\U000e0041b`},
+		{"replacement character", "a\ufffdb", `a\ufffdb`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,74 @@
+package client_test
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ailab/ai-lab/client"
+	"github.com/ailab/ai-lab/client/clienttest"
+)
+
+// hidden reports a rune the approval screen must never print as is.
+func hidden(r rune) bool {
+	return r == utf8.RuneError || (r != ' ' && (!unicode.IsPrint(r) || unicode.Is(unicode.Cf, r)))
+}
+
+func checkShown(t *testing.T, what, s string, allowNewline bool) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		t.Fatalf("%s is not valid UTF-8: %q", what, s)
+	}
+	for _, r := range s {
+		if r == '\n' && allowNewline {
+			continue
+		}
+		if hidden(r) && r != '…' {
+			t.Fatalf("%s shows hidden rune %U: %q", what, r, s)
+		}
+	}
+}
+
+// FuzzArgumentsAreShownVisibly feeds arbitrary tool arguments (as a hostile page
+// could make a model send) through every renderer of the approval screen.
+func FuzzArgumentsAreShownVisibly(f *testing.F) {
+	for _, s := range []string{
+		`{"query":"latest AI","max_results":5}`,
+		"{\"path\":\"a\u200b.txt\",\"content\":\"\\u001b[2J\"}",
+		"{\"x\":\"\u202eexe.txt\"}",
+		`{"a":{"b":[1,2,{"c":null}]}}`,
+		"not json \x1b]8;;http://evil\x07",
+		"\xff\xfe",
+		`"just a string"`,
+	} {
+		f.Add(s, 60)
+	}
+	f.Fuzz(func(t *testing.T, args string, width int) {
+		width = 30 + abs(width)%150
+		checkShown(t, "Visible", client.Visible(args), false)
+		checkShown(t, "ShortArgs", client.ShortArgs([]byte(args)), false)
+		checkShown(t, "PrettyArgs", client.PrettyArgs([]byte(args)), true)
+		b := client.NewBatch(clienttest.Pending("s", clienttest.Call("write_file", args, "c")))
+		screen := b.Screen(client.ScreenOptions{Width: width, MaxArgLines: 4, Style: plainStyle()})
+		checkShown(t, "Screen", screen, true)
+		for _, l := range strings.Split(screen, "\n") {
+			if ansi.StringWidth(l) > width {
+				t.Fatalf("line wider than %d: %q", width, l)
+			}
+		}
+		checkShown(t, "Prompt", b.Prompt(width), false)
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		if n == -n { // math.MinInt
+			return 0
+		}
+		return -n
+	}
+	return n
+}
