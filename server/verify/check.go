@@ -132,7 +132,7 @@ func (v Validator) checkClaim(ctx context.Context, sessionID string, c Claim, le
 		}, false, nil
 	}
 	if !rec.Completed || rec.Error != "" {
-		if c.ReportsFailure {
+		if c.ReportsFailure() {
 			return Issue{}, true, nil
 		}
 	}

@@ -31,10 +31,31 @@ type Claim struct {
 	// Raw is the text of the claim as written; Offset is where it starts.
 	Raw    string
 	Offset int
-	// ReportsFailure is set when the reply presents the run as failed (an
-	// "error" field, or words like "failed" next to the id) rather than as a
-	// result: citing a failed run honestly is allowed.
-	ReportsFailure bool
+
+	// jsonFailure is set for a JSON claim that carries an error or an error
+	// status; around is the stretch of text a mention or bare id belongs to.
+	jsonFailure bool
+	around      string
+}
+
+// failureWords are what a reply says when it reports that a run went wrong.
+var failureWords = []string{"fail", "error", "could not", "couldn't", "unable", "did not work", "didn't work", "not found", "timed out", "timeout"}
+
+// ReportsFailure reports whether the reply presents the run as failed (an
+// "error" field, or words like "failed" in the claim's own stretch of text)
+// rather than as a result: citing a failed run honestly is allowed. It is
+// worked out on demand because only claims of failed runs need it.
+func (c Claim) ReportsFailure() bool {
+	if c.Kind == ClaimJSON {
+		return c.jsonFailure
+	}
+	seg := strings.ToLower(c.around)
+	for _, w := range failureWords {
+		if strings.Contains(seg, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // ExtractClaims finds every claim of a tool result in text: JSON objects that
@@ -66,12 +87,9 @@ func ExtractClaims(text string) []Claim {
 	return kept
 }
 
-// failureWords are what a reply says when it reports that a run went wrong.
-var failureWords = []string{"fail", "error", "could not", "couldn't", "unable", "did not work", "didn't work", "not found", "timed out", "timeout"}
-
-// markFailureReports sets ReportsFailure on the mentions and bare ids whose
-// own stretch of their line, from the previous claim or the line start to the
-// next claim or the line end, says that the run failed.
+// markFailureReports gives each mention and bare id its own stretch of its
+// line: from the previous claim or the line start to the next claim or the
+// line end. Words there speak about this run and no other.
 func markFailureReports(text string, claims []Claim) {
 	for i := range claims {
 		c := &claims[i]
@@ -90,13 +108,7 @@ func markFailureReports(text string, claims []Claim) {
 		if i+1 < len(claims) {
 			to = max(end, min(to, claims[i+1].Offset))
 		}
-		seg := strings.ToLower(text[from:to])
-		for _, w := range failureWords {
-			if strings.Contains(seg, w) {
-				c.ReportsFailure = true
-				break
-			}
-		}
+		c.around = text[from:to]
 	}
 }
 
@@ -189,7 +201,7 @@ func claimFromObject(obj map[string]json.RawMessage) (Claim, bool) {
 	if hasID {
 		errVal, hasErr := obj["error"]
 		status := jsonString(obj["status"])
-		c.ReportsFailure = hasErr && string(errVal) != "null" || status == "error" || status == "failed"
+		c.jsonFailure = hasErr && string(errVal) != "null" || status == "error" || status == "failed"
 	}
 	return c, true
 }
