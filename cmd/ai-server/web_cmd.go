@@ -134,7 +134,10 @@ func runRead(args []string, stdout, stderr io.Writer) int {
 		return printToolJSON(stdout, stderr, res)
 	}
 	r := res.(tools.WebpageResult)
-	fmt.Fprintf(stdout, "%s\n%s\n%d characters", r.Title, r.FinalURL, r.Length)
+	if r.Title != "" {
+		fmt.Fprintln(stdout, r.Title)
+	}
+	fmt.Fprintf(stdout, "%s\n%d characters", r.FinalURL, r.Length)
 	if r.Truncated {
 		fmt.Fprint(stdout, " (cut; --max-chars shows more)")
 	}
