@@ -78,7 +78,7 @@ func TestWriteSafetyKeepsTheFile(t *testing.T) {
 			update: api.SafetyUpdate{Preset: "custom", ToolsRequiringApproval: []string{}},
 			wantLines: map[string]string{
 				"preset: strict        # strict | moderate | minimal | custom": "preset: custom        # strict | moderate | minimal | custom",
-				"tools_requiring_approval: [delete_file]":                     "tools_requiring_approval: []",
+				"tools_requiring_approval: [delete_file]":                      "tools_requiring_approval: []",
 			},
 		},
 	}
