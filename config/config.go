@@ -233,11 +233,17 @@ func (c *Config) Preset() tools.Preset {
 	return tools.Preset{Name: tools.PresetCustom, ApprovalMode: c.Safety.ApprovalMode, RequiresApproval: list}
 }
 
-// StateDir returns server.state_dir, or $XDG_STATE_HOME/ai-lab, or
-// ~/.local/state/ai-lab.
+// StateDir returns server.state_dir (a leading ~/ meaning the home directory), or
+// $XDG_STATE_HOME/ai-lab, or ~/.local/state/ai-lab.
 func (c *Config) StateDir() string {
-	if c.Server.StateDir != "" {
-		return c.Server.StateDir
+	if d := c.Server.StateDir; d != "" {
+		// YAML does no shell expansion, yet ~/ is what people write for a home path.
+		if rest, ok := strings.CutPrefix(d, "~/"); ok {
+			if home, err := os.UserHomeDir(); err == nil {
+				return filepath.Join(home, rest)
+			}
+		}
+		return d
 	}
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "ai-lab")

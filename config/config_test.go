@@ -193,8 +193,8 @@ func TestLoadEnvOverrides(t *testing.T) {
 	}
 }
 
-// TestEveryKeyIsOverridable sets each key's env var to a valid non-default value;
-// a key without a viper default would silently ignore its variable.
+// TestEveryKeyIsOverridable sets each key's env var to a valid non-default value
+// and checks it reaches the Config; a key added without a test value fails here.
 func TestEveryKeyIsOverridable(t *testing.T) {
 	values := map[string]string{
 		"server.addr": "0.0.0.0:9999", "server.auth_token": "tok", "server.state_dir": "/tmp/s",
@@ -364,6 +364,7 @@ func TestStateDir(t *testing.T) {
 		{"configured", "/srv/ai", "/x", "/h", "/srv/ai"},
 		{"xdg", "", "/x", "/h", "/x/ai-lab"},
 		{"home", "", "", "/h", "/h/.local/state/ai-lab"},
+		{"tilde", "~/ai", "/x", "/h", "/h/ai"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
