@@ -21,8 +21,9 @@ const debounce = 100 * time.Millisecond
 // *Error for a bad file) while the caller keeps the old config in force. It watches
 // the file's directory rather than the file so that editors' atomic saves and
 // rename-replaces (like WriteSafety's) are seen. A save that leaves the content as
-// it was calls nothing. Callbacks run one at a time on Watch's own goroutine;
-// none runs after stop returns.
+// it was calls nothing. Callbacks run one at a time on Watch's own goroutine and
+// none runs after stop returns, so stop must not be called from a callback (it
+// waits for that goroutine).
 func Watch(path string, onChange func(*Config), onError func(error)) (stop func(), err error) {
 	if path == "" {
 		return nil, &Error{Reason: "there is no config file to watch (pass --config PATH or create ./" + FileName + ")"}
