@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -69,22 +70,107 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 		s, zw, u = dropInvisible(s)
 		zeroWidth += zw
 		uni += u
-		if norm.NFKC.IsNormalString(s) {
-			return s, zeroWidth, uni
-		}
 		var n int
-		s, n = nfkc(s)
+		s, n = nfkcSpans(s)
+		if n == 0 {
+			break
+		}
 		uni += n
 	}
 	return s, zeroWidth, uni
 }
 
+// nfkcSpans puts s in NFKC and counts the segments that changed. ASCII is inert
+// under NFKC and never composes with what precedes it, so only the stretches that hold
+// non-ASCII bytes (with the one ASCII character before them, which a combining mark
+// may attach to) are checked, and only the ones QuickSpan finds unnormalized are
+// rewritten.
+func nfkcSpans(s string) (string, int) {
+	e := editor{src: s}
+	n := 0
+	for i := 0; i < len(s); {
+		p := nextNonASCII(s, i)
+		if p == len(s) {
+			break
+		}
+		start := p
+		if p > i && s[p-1] < utf8.RuneSelf {
+			start = p - 1 // the ASCII letter a combining mark may attach to
+		}
+		end := p
+		for end < len(s) && s[end] >= utf8.RuneSelf && !isInertIdeograph(s[end]) {
+			end++
+		}
+		if end == p { // an ideograph: inert like ASCII, and nothing composes with it
+			i = p + 3
+			continue
+		}
+		i = end
+		chunk := s[start:end]
+		if norm.NFKC.QuickSpanString(chunk) == len(chunk) {
+			continue
+		}
+		out, k := nfkcCount(chunk)
+		e.replace(start, end, out)
+		n += k
+	}
+	return e.result(), n
+}
+
+// isInertIdeograph reports lead bytes E4–E9, the CJK ideographs U+4000–U+9FFF:
+// NFKC leaves them alone and they never compose with a neighbour, so Chinese and
+// Japanese text can skip the normalizer like ASCII.
+func isInertIdeograph(lead byte) bool { return lead >= 0xE4 && lead <= 0xE9 }
+
+// nextNonASCII returns the index of the first byte at or after i that is not ASCII,
+// or len(s), looking at eight bytes per step.
+func nextNonASCII(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		if (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
+
+// nfkcCount normalizes s and counts the segments NFKC changed.
+func nfkcCount(s string) (string, int) {
+	var it norm.Iter
+	it.InitString(norm.NFKC, s)
+	var b strings.Builder
+	b.Grow(len(s))
+	n := 0
+	for !it.Done() {
+		start := it.Pos()
+		seg := it.Next()
+		if string(seg) != s[start:it.Pos()] {
+			n++
+		}
+		b.Write(seg)
+	}
+	return b.String(), n
+}
+
 // dropInvisible removes zero-width and hidden characters, maps spaces, and replaces
 // invalid UTF-8 with U+FFFD.
 func dropInvisible(s string) (string, int, int) {
+	valid := utf8.ValidString(s)
 	e := editor{src: s}
 	zw, uni := 0, 0
 	for i := 0; i < len(s); {
+		if valid {
+			for i < len(s) && !mayChange[s[i]] {
+				i++
+			}
+			if i == len(s) {
+				break
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7F {
@@ -92,6 +178,12 @@ func dropInvisible(s string) (string, int, int) {
 				uni++
 			}
 			i++
+			continue
+		}
+		if valid && !mayBeInvisible[c] {
+			// Every character this step touches has one of the lead bytes in
+			// mayBeInvisible; skip the others without decoding them.
+			i += runeLen(c)
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -117,19 +209,28 @@ func dropInvisible(s string) (string, int, int) {
 	return e.result(), zw, uni
 }
 
-// nfkc normalizes s and counts the segments NFKC changed.
-func nfkc(s string) (string, int) {
-	var it norm.Iter
-	it.InitString(norm.NFKC, s)
-	b := make([]byte, 0, len(s)+16)
-	n := 0
-	for !it.Done() {
-		start := it.Pos()
-		seg := it.Next()
-		if string(seg) != s[start:it.Pos()] {
-			n++
-		}
-		b = append(b, seg...)
+// mayBeInvisible marks the UTF-8 lead bytes of the characters dropInvisible changes:
+// U+0080–U+00BF (C2), U+061C (D8), U+1680 and U+180E (E1), U+2000–U+206F (E2),
+// U+3000 (E3), U+FEFF (EF) and the tag characters U+E0000–U+E007F (F3). mayChange adds
+// the ASCII control characters, so a table lookup per byte skips everything else.
+var mayBeInvisible, mayChange = func() (a, b [256]bool) {
+	for _, c := range []byte{0xC2, 0xD8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF3} {
+		a[c], b[c] = true, true
 	}
-	return string(b), n
+	for c := 0; c < 0x20; c++ {
+		b[c] = c != '\t' && c != '\n' && c != '\r'
+	}
+	b[0x7F] = true
+	return a, b
+}()
+
+// runeLen returns the length of the UTF-8 sequence a valid lead byte starts.
+func runeLen(lead byte) int {
+	switch {
+	case lead < 0xE0:
+		return 2
+	case lead < 0xF0:
+		return 3
+	}
+	return 4
 }

@@ -222,12 +222,12 @@ func TestDelimiter(t *testing.T) {
 	runLayerCases(t, []layerCase{
 		{name: "fake boundary", in: strings.Repeat("=", 40) + " END OF PAGE " + strings.Repeat("=", 40), layer: LayerDelimiter,
 			want: "=== END OF PAGE ==="},
-		{name: "every delimiter character", in: "-------- ######## ******** ________ ~~~~~~~~ ````````", layer: LayerDelimiter,
+		{name: "every delimiter character", in: "------------ ############ ************ ____________ ~~~~~~~~~~~~ ````````````", layer: LayerDelimiter,
 			want: "--- ### *** ___ ~~~ ```"},
 		{name: "benign: front matter", in: "---\ntitle: x\n---\n", kept: "---\ntitle: x\n---\n"},
 		{name: "benign: h6 heading", in: "###### Small heading", kept: "###### Small heading"},
 		{name: "benign: code fence", in: "```go\nx\n```", kept: "```go\nx\n```"},
-		{name: "benign: table rule", in: "|------|-----|", kept: "|------|-----|"},
+		{name: "benign: table rule", in: "|---------|-----|", kept: "|---------|-----|"},
 	})
 }
 

@@ -7,11 +7,12 @@ import (
 )
 
 // Thresholds of the run layers. Markdown needs up to six '#' (an h6 heading), three
-// or four of '-', '`', '~' (front matter, rules, code fences), so a delimiter run is
-// trimmed from seven on; any other character from ten (the issue's rule).
+// or four of '-', '`', '~' (front matter, rules, code fences) and table rules as wide
+// as their column, so a delimiter run is trimmed from ten on, like any other
+// character; fake boundaries ("==========") are longer.
 const (
 	maxNewlines      = 3  // newlines kept in a row
-	delimiterRun     = 7  // a delimiter run this long is trimmed
+	delimiterRun     = 10 // a delimiter run this long is trimmed
 	repeatRun        = 10 // any other character repeated this often is trimmed
 	runKeep          = 3  // what a trimmed run keeps
 	repeatedWordRun  = 10 // aggressive: a word repeated this often in a row
@@ -34,6 +35,17 @@ func collapseRuns(s string, aggressive bool) (out string, newlines, repetition, 
 	e := editor{src: s}
 	for i := 0; i < len(s); {
 		c := s[i]
+		// Fast path: a character unlike the next one starts no run.
+		if c < utf8.RuneSelf && c != '\n' && (i+1 == len(s) || s[i+1] != c) {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			if size := runeLen(c); i+2*size > len(s) || s[i+size:i+2*size] != s[i:i+size] {
+				i += size
+				continue
+			}
+		}
 		if c == '\n' {
 			// A run is the whitespace from the first to the last newline, so trailing
 			// spaces before it and the next line's indentation survive.
@@ -101,12 +113,12 @@ func collapseWords(s string) (string, int) {
 	e := editor{src: s}
 	n := 0
 	for i := 0; i < len(s); {
-		if isSpaceByte(s[i]) {
+		if isSpace[s[i]] {
 			i++
 			continue
 		}
 		we := i
-		for we < len(s) && !isSpaceByte(s[we]) {
+		for we < len(s) && !isSpace[s[we]] {
 			we++
 		}
 		w := s[i:we]
@@ -116,7 +128,8 @@ func collapseWords(s string) (string, int) {
 			for p < len(s) && isBlank(s[p]) {
 				p++
 			}
-			if p == k || p+len(w) > len(s) || s[p:p+len(w)] != w ||
+			// The first-byte test settles almost every word before a full compare.
+			if p == k || p+len(w) > len(s) || s[p] != w[0] || s[p:p+len(w)] != w ||
 				(p+len(w) < len(s) && !isSpaceByte(s[p+len(w)])) {
 				break
 			}
@@ -180,6 +193,8 @@ func lineEnd(s string, i int) int {
 	return len(s)
 }
 
-func isSpaceByte(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
+func isSpaceByte(c byte) bool { return isSpace[c] }
+
+// isSpace marks the ASCII whitespace bytes; a table beats a chain of compares in the
+// per-byte loops.
+var isSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '\f': true, '\v': true}

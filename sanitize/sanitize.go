@@ -21,6 +21,8 @@
 // by [instruction token removed], and a take-over sentence by [filtered content].
 package sanitize
 
+import "strings"
+
 // The keys of Report.Layers, one per layer (CONTRACT section 6).
 const (
 	LayerRolePrefix         = "role_prefix"
@@ -67,41 +69,24 @@ func newReport() Report {
 	return r
 }
 
-// maxPasses bounds the rerun of the pipeline after a pattern layer fired. A marker
-// can make two lines identical (aggressive line collapse) or shift a line start, so
-// the pipeline reruns until nothing changes; in practice the second pass is a no-op.
-const maxPasses = 4
-
 // Sanitize runs the eight layers over text and reports what each changed. The
 // result is valid UTF-8 and sanitizing it again changes nothing.
 func Sanitize(text string, opts Options) (string, Report) {
 	rep := newReport()
-	aggressive := !opts.Mild
-	for pass := 0; pass < maxPasses; pass++ {
-		out, fired := runLayers(text, aggressive, rep.Layers)
-		text = out
-		if !fired {
-			break
-		}
-	}
+	text = runLayers(text, !opts.Mild, rep.Layers)
 	rep.Flagged = rep.Layers[LayerRolePrefix] > 0 || rep.Layers[LayerInstructionPattern] > 0 ||
 		rep.Layers[LayerBreakout] > 0
 	return text, rep
 }
 
-// runLayers runs every layer once, adding to counts, and reports whether a pattern
-// layer (the ones that insert markers) changed anything.
-func runLayers(s string, aggressive bool, counts map[string]int) (string, bool) {
+// runLayers runs every layer once, adding to counts.
+func runLayers(s string, aggressive bool, counts map[string]int) string {
 	var zw, uni int
 	s, zw, uni = normalizeInvisible(s)
 	counts[LayerZeroWidth] += zw
 	counts[LayerUnicode] += uni
 
-	var nl, rp, dl int
-	s, nl, rp, dl = collapseRuns(s, aggressive)
-	counts[LayerNewlines] += nl
-	counts[LayerRepetition] += rp
-	counts[LayerDelimiter] += dl
+	s = runRunLayers(s, aggressive, counts)
 
 	var tok, hashTok, role, brk int
 	s, tok = neutralizeTokens(s, aggressive)
@@ -110,14 +95,103 @@ func runLayers(s string, aggressive bool, counts map[string]int) (string, bool) 
 	counts[LayerInstructionPattern] += tok + hashTok
 	counts[LayerRolePrefix] += role
 	counts[LayerBreakout] += brk
-	return s, tok+hashTok+role+brk > 0
+
+	// A marker can complete a run: a ']' before nine more, a "removed]" before nine
+	// more such words, two lines that became the same line. Only the run layers can
+	// react to a marker (no pattern starts with a bracket), and trimming a run never
+	// creates a pattern here because the runs were already trimmed once.
+	if tok+hashTok+role+brk > 0 && markersMayCompleteRun(s, aggressive) {
+		s = runRunLayers(s, aggressive, counts)
+	}
+	return s
+}
+
+// markersMayCompleteRun reports whether a marker sits where it may complete a run:
+// next to a bracket, or (aggressive mode) beside a copy of its first or last word, or
+// on a line equal to a neighbouring line. It is a cheap test that spares clean pages
+// a second run pass; a false alarm only costs that pass.
+func markersMayCompleteRun(s string, aggressive bool) bool {
+	if strings.Contains(s, "[[") || strings.Contains(s, "]]") {
+		return true
+	}
+	if !aggressive {
+		return false
+	}
+	for _, m := range []string{markerRolePrefix, markerInstruction, markerBreakout} {
+		for i := 0; i < len(s); {
+			j := strings.Index(s[i:], m)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+len(m)
+			if wordRepeatsAt(s, start, end) || lineRepeatsAt(s, start) {
+				return true
+			}
+			i = end
+		}
+	}
+	return false
+}
+
+// wordRepeatsAt reports whether the word that ends the text s[start:end] (glued text
+// included) equals the next word, or the word that starts it equals the previous one.
+func wordRepeatsAt(s string, start, end int) bool {
+	lastStart := strings.LastIndexAny(s[:end], " \t\n\r") + 1
+	lastEnd := end
+	for lastEnd < len(s) && !isSpace[s[lastEnd]] {
+		lastEnd++
+	}
+	p := lastEnd
+	for p < len(s) && isBlank(s[p]) {
+		p++
+	}
+	if p > lastEnd && strings.HasPrefix(s[p:], s[lastStart:lastEnd]) {
+		return true
+	}
+	firstStart := start
+	for firstStart > 0 && !isSpace[s[firstStart-1]] {
+		firstStart--
+	}
+	firstEnd := start + strings.IndexAny(s[start:], " \t\n\r")
+	if firstEnd < start {
+		firstEnd = len(s)
+	}
+	q := firstStart
+	for q > 0 && isBlank(s[q-1]) {
+		q--
+	}
+	return q < firstStart && strings.HasSuffix(s[:q], s[firstStart:firstEnd])
+}
+
+// lineRepeatsAt reports whether the line holding position i equals the line before or
+// the line after it.
+func lineRepeatsAt(s string, i int) bool {
+	ls := strings.LastIndexByte(s[:i], '\n') + 1
+	le := lineEnd(s, i)
+	line := s[ls:le]
+	if ls > 0 {
+		ps := strings.LastIndexByte(s[:ls-1], '\n') + 1
+		if s[ps:ls-1] == line {
+			return true
+		}
+	}
+	return le < len(s) && s[le+1:lineEnd(s, le+1)] == line
+}
+
+func runRunLayers(s string, aggressive bool, counts map[string]int) string {
+	var nl, rp, dl int
+	s, nl, rp, dl = collapseRuns(s, aggressive)
+	counts[LayerNewlines] += nl
+	counts[LayerRepetition] += rp
+	counts[LayerDelimiter] += dl
+	return s
 }
 
 // An editor rebuilds a string only when the first edit arrives, so the common case of
 // clean text costs no allocation.
 type editor struct {
 	src  string
-	b    []byte
+	b    strings.Builder
 	last int // end of the source already copied or skipped
 	used bool
 }
@@ -125,10 +199,10 @@ type editor struct {
 func (e *editor) replace(start, end int, with string) {
 	if !e.used {
 		e.used = true
-		e.b = make([]byte, 0, len(e.src)+64)
+		e.b.Grow(len(e.src) + 64)
 	}
-	e.b = append(e.b, e.src[e.last:start]...)
-	e.b = append(e.b, with...)
+	e.b.WriteString(e.src[e.last:start])
+	e.b.WriteString(with)
 	e.last = end
 }
 
@@ -136,6 +210,6 @@ func (e *editor) result() string {
 	if !e.used {
 		return e.src
 	}
-	e.b = append(e.b, e.src[e.last:]...)
-	return string(e.b)
+	e.b.WriteString(e.src[e.last:])
+	return e.b.String()
 }

@@ -45,17 +45,32 @@ func set(words ...string) map[string]bool {
 	return m
 }
 
+// indexFrom returns the index of the next c at or after i, or len(s).
+func indexFrom(s string, i int, c byte) int {
+	if j := strings.IndexByte(s[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
+
 // neutralizeTokens replaces template tags and special tokens introduced by '<' or
 // '[' with a marker.
 func neutralizeTokens(s string, aggressive bool) (string, int) {
 	e := editor{src: s}
 	n := 0
+	// Two IndexByte scans (vectorized) beat one IndexAny (a byte loop).
+	nextLT, nextBR := -1, -1
 	for i := 0; i < len(s); {
-		j := strings.IndexAny(s[i:], "<[")
-		if j < 0 {
+		if nextLT < i {
+			nextLT = indexFrom(s, i, '<')
+		}
+		if nextBR < i {
+			nextBR = indexFrom(s, i, '[')
+		}
+		if nextLT == len(s) && nextBR == len(s) {
 			break
 		}
-		i += j
+		i = min(nextLT, nextBR)
 		var end int
 		if s[i] == '<' {
 			end = matchAngleToken(s, i, aggressive)
@@ -189,6 +204,7 @@ func matchBracketToken(s string, i int, aggressive bool) int {
 func neutralizeLineStarts(s string, aggressive bool) (string, int, int) {
 	e := editor{src: s}
 	tokens, roles := 0, 0
+	hasCR := strings.IndexByte(s, '\r') >= 0 // a lone CR also starts a line for a reader
 	for i := 0; i < len(s); {
 		if start, end := matchHashHeading(s, i, aggressive); end >= 0 {
 			e.replace(start, end, markerInstruction)
@@ -197,11 +213,11 @@ func neutralizeLineStarts(s string, aggressive bool) (string, int, int) {
 			e.replace(start, end, markerRolePrefix)
 			roles++
 		}
-		j := strings.IndexAny(s[i:], "\n\r")
-		if j < 0 {
-			break
+		next := indexFrom(s, i, '\n')
+		if hasCR {
+			next = min(next, indexFrom(s, i, '\r'))
 		}
-		i += j + 1
+		i = next + 1
 	}
 	return e.result(), tokens, roles
 }
@@ -322,15 +338,14 @@ func letterAt(s string, i int) (byte, int) {
 
 func isWordSeparator(c byte) bool { return c == ' ' || c == '.' || c == '-' || c == '_' }
 
-// readRoleWord reads a word at i, either contiguous ("System") or spelled out with one
-// separator between single letters ("S Y S T E M", "S.Y.S.T.E.M"), and returns it
-// lower-cased with the index after it.
-func readRoleWord(s string, i int) (string, int) {
-	var word [24]byte
+// readRoleWord reads a word at i into word, either contiguous ("System") or spelled
+// out with one separator between single letters ("S Y S T E M", "S.Y.S.T.E.M"),
+// lower-cased, and returns its length and the index after it.
+func readRoleWord(s string, i int, word *[24]byte) (int, int) {
 	n := 0
 	l, size := letterAt(s, i)
 	if size == 0 {
-		return "", i
+		return 0, i
 	}
 	word[n] = l
 	n++
@@ -346,9 +361,9 @@ func readRoleWord(s string, i int) (string, int) {
 			j += size
 		}
 		if _, more := letterAt(s, j); more > 0 || (j < len(s) && isNameByte(s[j])) {
-			return "", i // longer than any role word, or followed by '_': not a role
+			return 0, i // longer than any role word, or followed by '_': not a role
 		}
-		return string(word[:n]), j
+		return n, j
 	}
 	// Spelled out: letter, separator, letter, ... each letter alone.
 	for n < len(word) && j+1 < len(s) && isWordSeparator(s[j]) {
@@ -366,15 +381,16 @@ func readRoleWord(s string, i int) (string, int) {
 	if j < len(s) && s[j] == '.' { // "A.I.:"
 		j++
 	}
-	return string(word[:n]), j
+	return n, j
 }
 
 // matchRolePrefix matches a fake transcript prefix at the line starting at i and
 // returns the span from the role word through the colon, or end -1.
 func matchRolePrefix(s string, i int) (int, int) {
 	start := skipMarkup(s, i)
-	word, j := readRoleWord(s, start)
-	if !roleWords[word] {
+	var word [24]byte
+	n, j := readRoleWord(s, start, &word)
+	if !roleWords[string(word[:n])] { // the conversion does not allocate in a map index
 		return 0, -1
 	}
 	if p := skipBlanks(s, j); p > j {
