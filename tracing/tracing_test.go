@@ -304,3 +304,24 @@ func TestTruncateResult(t *testing.T) {
 		})
 	}
 }
+
+func FuzzMaskArguments(f *testing.F) {
+	f.Add(`{"api_key":"sk-1","nested":[{"password":"p"}],"q":"go"}`)
+	f.Add(`{"a":1`)
+	f.Add(`"token"`)
+	f.Fuzz(func(t *testing.T, in string) {
+		got := MaskArguments(json.RawMessage(in))
+		if len(bytes.TrimSpace([]byte(in))) == 0 {
+			if string(got) != in {
+				t.Fatalf("empty input changed to %q", got)
+			}
+			return
+		}
+		if !json.Valid(got) {
+			t.Fatalf("MaskArguments(%q) = %q is not JSON", in, got)
+		}
+		if again := MaskArguments(got); !bytes.Equal(again, got) {
+			t.Fatalf("masking is not stable: %q then %q", got, again)
+		}
+	})
+}
