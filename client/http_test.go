@@ -121,6 +121,12 @@ func TestEndpointsSpeakTheContract(t *testing.T) {
 	if _, err := c.Session(ctx, "s_nope"); !errors.Is(err, client.ErrSessionNotFound) {
 		t.Fatalf("Session(s_nope) err = %v", err)
 	}
+	if err := c.DeleteSession(ctx, "s_1"); err != nil {
+		t.Fatalf("DeleteSession: %v", err)
+	}
+	if err := c.DeleteSession(ctx, "s_1"); !errors.Is(err, client.ErrSessionNotFound) {
+		t.Fatalf("second DeleteSession err = %v", err)
+	}
 	if tr, err := c.Trace(ctx, "t_1"); err != nil || tr.DurationMS != 5 {
 		t.Fatalf("Trace = %+v, %v", tr, err)
 	}

@@ -138,6 +138,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, s.config())
 	case r.Method == "GET" && r.URL.Path == "/sessions":
 		writeJSON(w, 200, s.Sessions)
+	case r.Method == "DELETE" && strings.HasPrefix(r.URL.Path, "/sessions/"):
+		id := strings.TrimPrefix(r.URL.Path, "/sessions/")
+		if _, ok := s.Details[id]; !ok {
+			fail(w, 404, api.CodeSessionNotFound, "no session with that id.")
+			return
+		}
+		delete(s.Details, id)
+		w.WriteHeader(http.StatusNoContent)
 	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/sessions/"):
 		d, ok := s.Details[strings.TrimPrefix(r.URL.Path, "/sessions/")]
 		if !ok {

@@ -95,7 +95,6 @@ type Model struct {
 	r      *lipgloss.Renderer
 
 	width, height int
-	ready         bool
 
 	conv    conversation
 	vp      viewport.Model
@@ -411,12 +410,6 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 		m.argsVP.GotoTop()
 		m.mode = modeArgs
 		return nil
-	case "pgup":
-		m.vp.PageUp()
-		return nil
-	case "pgdown":
-		m.vp.PageDown()
-		return nil
 	default:
 		return nil
 	}
@@ -531,7 +524,6 @@ func (m *Model) addError(err error) {
 // layout sizes every part for a terminal of w×h cells.
 func (m *Model) layout(w, h int) {
 	m.width, m.height = max(20, w), max(8, h)
-	m.ready = true
 	m.input.SetWidth(m.width)
 	m.reason.Width = max(10, m.width-ansi.StringWidth(m.reason.Prompt)-1)
 	m.help.Width = m.width

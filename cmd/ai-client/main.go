@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -30,6 +31,10 @@ const (
 )
 
 const defaultServer = "http://127.0.0.1:8080"
+
+// startupCheck bounds the health and token check before the TUI opens, so a server
+// that accepts connections but never answers gives an error instead of a hang.
+const startupCheck = 10 * time.Second
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
@@ -154,11 +159,13 @@ func connect(ctx context.Context, o options, getenv func(string) string) (connec
 func runTUI(ctx context.Context, c connection, o options, stderr io.Writer) int {
 	// Fail before taking over the screen when the server is not there or refuses the
 	// token: one line on the terminal says more than an error inside a full-screen UI.
-	if _, err := c.Health(ctx); err != nil {
+	check, cancel := context.WithTimeout(ctx, startupCheck)
+	defer cancel()
+	if _, err := c.Health(check); err != nil {
 		fmt.Fprintln(stderr, "ai-client:", err)
 		return exitFailure
 	}
-	if _, err := c.Config(ctx); err != nil {
+	if _, err := c.Config(check); err != nil {
 		fmt.Fprintln(stderr, "ai-client:", err)
 		return exitFailure
 	}
