@@ -70,3 +70,18 @@ func TestKeystrokeReusesRenderedHistory(t *testing.T) {
 		t.Fatal("history was not rendered by refresh")
 	}
 }
+
+// BenchmarkResize measures a width change, which re-renders the markdown of every
+// entry in the window; the window keeps it bounded however long the session is.
+func BenchmarkResize(b *testing.B) {
+	for _, n := range []int{10, 2000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			m := historyModel(n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.Update(tea.WindowSizeMsg{Width: 80 + i%2, Height: 24})
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/resize")
+		})
+	}
+}

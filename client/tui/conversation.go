@@ -35,13 +35,19 @@ type entry struct {
 	cachedWidth int
 }
 
+// window is how many of the newest entries the conversation renders at first; PgUp
+// or the wheel at the top brings in this many more. It bounds the work of a resize
+// or a new message in a long session: older entries are not rendered until asked for.
+const window = 200
+
 // conversation is the list of entries and the joined text the viewport shows. The
 // viewport only draws the lines on screen; the join is redone only when an entry is
-// added or the width changes, never on a keystroke.
+// added, the window grows or the width changes, never on a keystroke.
 type conversation struct {
 	entries []entry
 	md      *markdown
 	st      *styles
+	shown   int // how many of the newest entries are rendered; 0 means window
 
 	joined      string
 	joinedWidth int
@@ -55,18 +61,33 @@ func (c *conversation) add(e entry) {
 
 func (c *conversation) len() int { return len(c.entries) }
 
+// hidden is the number of older entries left out of the rendered window.
+func (c *conversation) hidden() int {
+	return max(0, len(c.entries)-max(c.shown, window))
+}
+
+// showMore brings the next older entries into the window.
+func (c *conversation) showMore() {
+	c.shown = max(c.shown, window) + window
+	c.dirty = true
+}
+
 func (c *conversation) render(width int) string {
 	if !c.dirty && c.joinedWidth == width {
 		return c.joined
 	}
-	parts := make([]string, len(c.entries))
-	for i := range c.entries {
+	start := c.hidden()
+	parts := make([]string, 0, len(c.entries)-start+1)
+	if start > 0 {
+		parts = append(parts, c.st.dim.Render(cutw(fmt.Sprintf("↑ %d earlier messages: PgUp here shows more", start), width)))
+	}
+	for i := start; i < len(c.entries); i++ {
 		e := &c.entries[i]
 		if e.cachedWidth != width || e.cached == "" {
 			e.cached = c.renderEntry(e, width)
 			e.cachedWidth = width
 		}
-		parts[i] = e.cached
+		parts = append(parts, e.cached)
 	}
 	c.joined = strings.Join(parts, "\n\n")
 	c.joinedWidth, c.dirty = width, false

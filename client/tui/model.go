@@ -183,9 +183,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		if m.mode == modeArgs {
 			m.argsVP, cmd = m.argsVP.Update(msg)
-		} else {
-			m.vp, cmd = m.vp.Update(msg)
+			return m, cmd
 		}
+		if msg.Button == tea.MouseButtonWheelUp && m.vp.AtTop() {
+			m.showOlder()
+		}
+		m.vp, cmd = m.vp.Update(msg)
 		return m, cmd
 	case spinner.TickMsg:
 		if !m.busy {
@@ -256,6 +259,9 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, m.keys.PageUp):
+		if m.vp.AtTop() {
+			m.showOlder()
+		}
 		m.vp.PageUp()
 		return m, nil
 	case key.Matches(k, m.keys.PageDown):
@@ -519,6 +525,18 @@ func (m *Model) sessionAnswer(msg SessionMsg) {
 func (m *Model) addError(err error) {
 	m.conv.add(entry{kind: kindError, text: err.Error()})
 	m.refresh()
+}
+
+// showOlder renders the next older entries above the top of the view and keeps
+// the lines the reader sees where they are.
+func (m *Model) showOlder() {
+	if m.conv.hidden() == 0 {
+		return
+	}
+	before := m.vp.TotalLineCount()
+	m.conv.showMore()
+	m.vp.SetContent(m.conv.render(m.width))
+	m.vp.SetYOffset(m.vp.YOffset + m.vp.TotalLineCount() - before)
 }
 
 // layout sizes every part for a terminal of w×h cells.

@@ -549,3 +549,38 @@ func TestSessionFlagResumesAtStart(t *testing.T) {
 		t.Fatalf("session not resumed:\n%s", v)
 	}
 }
+
+func TestLongSessionsRenderOnlyTheNewestWindow(t *testing.T) {
+	m := historyModel(2*window + 50)
+	if m.conv.entries[0].cached != "" || m.conv.entries[len(m.conv.entries)-1].cached == "" {
+		t.Fatal("rendering did not start from the newest entries only")
+	}
+	m.vp.GotoTop()
+	top := m.vp.View()
+	if !strings.Contains(top, "↑ 250 earlier messages") {
+		t.Fatalf("no marker for the older messages:\n%s", top)
+	}
+	firstShown := ""
+	for _, l := range strings.Split(ansi.Strip(top), "\n") {
+		if strings.Contains(l, "question") {
+			firstShown = strings.TrimSpace(l)
+			break
+		}
+	}
+	m.Update(keyMsg("pgup"))
+	if m.conv.hidden() != 50 || m.conv.entries[60].cached == "" {
+		t.Fatalf("PgUp at the top did not bring in older entries: %d hidden", m.conv.hidden())
+	}
+	// The reader's place stays: the old first line is now below the new top.
+	if m.vp.AtTop() && strings.Contains(m.vp.View(), "↑ 50 earlier") {
+		t.Fatalf("view jumped to the new top instead of keeping its place")
+	}
+	m.vp.GotoTop()
+	m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+	if m.conv.hidden() != 0 || m.conv.entries[0].cached == "" {
+		t.Fatalf("wheel at the top did not bring in the rest: %d hidden", m.conv.hidden())
+	}
+	if firstShown == "" || !strings.Contains(m.conv.render(m.width), firstShown) {
+		t.Fatalf("lost entry %q", firstShown)
+	}
+}
