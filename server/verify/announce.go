@@ -21,7 +21,7 @@ var intentMarkers = [][]string{
 	{"i'll"}, {"i", "will"}, {"i", "shall"}, {"let", "me"}, {"let's"},
 	{"i'm", "going", "to"}, {"i", "am", "going", "to"}, {"i'm", "gonna"},
 	{"i'm", "about", "to"}, {"i", "am", "about", "to"}, {"allow", "me", "to"},
-	{"we'll"}, {"we", "will"}, {"i'll", "now"},
+	{"we'll"}, {"we", "will"},
 }
 
 // fillerWords may stand between a marker and its verb: "let me go ahead and
@@ -30,7 +30,7 @@ var fillerWords = map[string]bool{
 	"now": true, "quickly": true, "first": true, "also": true, "just": true, "then": true,
 	"go": true, "ahead": true, "and": true, "try": true, "to": true, "briefly": true,
 	"directly": true, "immediately": true, "next": true, "start": true, "by": true,
-	"begin": true, "first,": true, "again": true,
+	"begin": true, "again": true,
 }
 
 // offerPhrases turn a sentence into a question or an offer to the user, which
@@ -61,8 +61,6 @@ const (
 func Announcements(reply string, registered []string) []Issue {
 	var issues []Issue
 	seen := map[string]bool{}
-	// Lower-casing once and skipping sentences with no intent marker keeps a
-	// long honest reply well inside the validation budget.
 	for _, sp := range sentences(reply) {
 		s := reply[sp.start:sp.end]
 		// Most sentences of a long honest reply hold no intent marker; the
@@ -85,8 +83,8 @@ func Announcements(reply string, registered []string) []Issue {
 }
 
 // sentences splits text at sentence ends and line breaks and returns the
-// spans of the sentences. A '.' ends a sentence only before a space or the
-// end, so URLs and file names stay whole. A sentence that ends with '?' is
+// spans of the sentences. A '.', '!' or '?' ends a sentence only before a
+// space or the end, so URLs and file names stay whole. A sentence that ends with '?' is
 // dropped: a question does not commit to anything.
 func sentences(text string) []cut {
 	var out []cut
@@ -104,12 +102,12 @@ func sentences(text string) []cut {
 	}
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; c {
-		case '\n', '!', '?':
-			emit(i, c == '?')
+		case '\n':
+			emit(i, false)
 			start = i + 1
-		case '.':
+		case '.', '!', '?':
 			if i+1 == len(text) || isSpace(text[i+1]) {
-				emit(i, false)
+				emit(i, c == '?')
 				start = i + 1
 			}
 		}
@@ -120,8 +118,8 @@ func sentences(text string) []cut {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// asciiLower lower-cases ASCII letters only, so offsets into the result are
-// offsets into s and a sentence can be quoted as the model wrote it.
+// asciiLower lower-cases ASCII letters only: every marker and verb looked for
+// is ASCII, so the Unicode tables of strings.ToLower would be wasted work.
 func asciiLower(s string) string {
 	b := []byte(s)
 	for i, c := range b {

@@ -27,6 +27,7 @@ func TestAnnouncements(t *testing.T) {
 		{"list the workspace", "Let me list the files in the workspace.", []string{tools.ListDirectory}},
 		{"move a file", "I will move draft.txt to archive/.", []string{tools.MoveFile}},
 		{"copy a file", "Let's copy the file to backup.txt.", []string{tools.CopyFile}},
+		{"URL with a query", "Let me read https://example.com/?q=go now.", []string{tools.ReadWebpage}},
 		{"call by name", "I will call read_webpage on that link.", []string{tools.ReadWebpage}},
 		{"two tools, each once", "Let me search the web. Then I'll read the page. Let me search again.", []string{tools.WebSearch, tools.ReadWebpage}},
 

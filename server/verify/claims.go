@@ -39,7 +39,7 @@ type Claim struct {
 }
 
 // failureWords are what a reply says when it reports that a run went wrong.
-var failureWords = []string{"fail", "error", "could not", "couldn't", "unable", "did not work", "didn't work", "not found", "timed out", "timeout"}
+var failureWords = []string{"fail", "error", "could not", "couldn't", "unable", "did not work", "didn't work", "not found", "does not exist", "doesn't exist", "no such", "denied", "refused", "blocked", "timed out", "timeout"}
 
 // ReportsFailure reports whether the reply presents the run as failed (an
 // "error" field, or words like "failed" in the claim's own stretch of text)
