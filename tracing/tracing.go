@@ -110,10 +110,14 @@ func NewWithProcessor(sp sdktrace.SpanProcessor) *Exporter {
 }
 
 func newExporter(sp sdktrace.SpanProcessor) *Exporter {
-	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(attribute.String("service.name", ServiceName)))
-	if err != nil {
-		// Only a schema URL conflict fails a merge; a schemaless resource cannot cause one.
-		res = resource.NewSchemaless(attribute.String("service.name", ServiceName))
+	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES still win over our
+	// service name, as operators of an OTLP backend expect.
+	res := resource.NewSchemaless(attribute.String("service.name", ServiceName))
+	if merged, err := resource.Merge(res, resource.Environment()); err == nil {
+		res = merged
+	}
+	if merged, err := resource.Merge(resource.Default(), res); err == nil {
+		res = merged // adds the SDK's telemetry.sdk.* attributes
 	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithSpanProcessor(sp),

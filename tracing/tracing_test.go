@@ -325,3 +325,21 @@ func FuzzMaskArguments(f *testing.F) {
 		}
 	})
 }
+
+func TestServiceName(t *testing.T) {
+	cases := []struct{ name, env, want string }{
+		{"default", "", ServiceName},
+		{"OTEL_SERVICE_NAME wins", "lab-prod", "lab-prod"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("OTEL_SERVICE_NAME", tc.env)
+			rec := tracetest.NewSpanRecorder()
+			NewWithProcessor(rec).Export(context.Background(), sampleChain())
+			got, _ := rec.Ended()[0].Resource().Set().Value("service.name")
+			if got.AsString() != tc.want {
+				t.Fatalf("service.name = %q, want %q", got.AsString(), tc.want)
+			}
+		})
+	}
+}
