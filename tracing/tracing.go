@@ -130,7 +130,8 @@ func newExporter(sp sdktrace.SpanProcessor) *Exporter {
 
 // Export sends one chain: a root span "turn" for the whole turn and, under it,
 // a span per call, each model round's tool calls under that round. Spans carry
-// the recorded start and end times, not the time of export.
+// the recorded start and end times, not the time of export. Export is safe
+// for concurrent use.
 func (e *Exporter) Export(ctx context.Context, t api.Trace) {
 	if e == nil {
 		return
