@@ -136,6 +136,7 @@ func NewFetcher(opts FetchOptions) *Fetcher {
 		// The check runs on the address actually being dialled, after DNS, so a
 		// name that resolves (or re-resolves) to a private address is refused.
 		dialer.Control = ssrf.New(
+			// Any port: pages on :8080 are ordinary; the address is what matters.
 			ssrf.WithAnyPort(),
 			ssrf.WithAllowedV4Prefixes(v4Only(opts.allowPrefixes)...),
 			ssrf.WithAllowedV6Prefixes(v6Only(opts.allowPrefixes)...),

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 )
 
 // loopbackOnly lets a test reach its httptest server on 127.0.0.1 while every
@@ -367,6 +369,27 @@ func TestRenderText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// extractArticleNode parses a fragment into a <body> node for renderText tests.
+func extractArticleNode(t *testing.T, fragment string) *html.Node {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader("<html><body>" + fragment + "</body></html>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body *html.Node
+	var find func(*html.Node)
+	find = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "body" {
+			body = n
+		}
+		for c := n.FirstChild; c != nil && body == nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(doc)
+	return body
 }
 
 func FuzzExtractArticle(f *testing.F) {
