@@ -38,10 +38,16 @@ func (o WebOptions) clean(s string) string {
 	return out
 }
 
-// SearchResult is what web_search returns to the model. Content is the
-// numbered listing (sanitized titles and snippets, URLs as found) wrapped in
-// <search_results source="duckduckgo" query="...">; Results carries the same
-// entries as fields.
+// SearchResult is what web_search returns to the model:
+//
+//	{"query": "go 1.26",
+//	 "results": [{"title": "...", "url": "https://...", "snippet": "..."}],
+//	 "content": "<search_results source=\"duckduckgo\" query=\"go 1.26\">\n1. TITLE\n   URL\n   SNIPPET\n...</search_results>",
+//	 "security_note": "..."}
+//
+// Titles and snippets are sanitized in both places; URLs are kept as found.
+// Content is the same listing as text, numbered, for models that read prose
+// better than nested JSON.
 type SearchResult struct {
 	Query        string             `json:"query"`
 	Results      []websearch.Result `json:"results"`
@@ -95,7 +101,7 @@ func (t *webSearch) Parameters() map[string]any {
 			"query": map[string]any{"type": "string", "description": "What to search for, a few words."},
 			"max_results": map[string]any{
 				"type": "integer", "minimum": 1, "maximum": websearch.MaxResultsLimit,
-				"description": fmt.Sprintf("How many results to return, 1 to %d (default %d).", websearch.MaxResultsLimit, websearch.ClampMaxResults(t.opts.MaxResults, t.opts.MaxResults)),
+				"description": fmt.Sprintf("How many results to return, 1 to %d (default %d).", websearch.MaxResultsLimit, websearch.ClampMaxResults(0, t.opts.MaxResults)),
 			},
 		},
 		"required":             []string{"query"},
