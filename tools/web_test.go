@@ -336,3 +336,35 @@ func TestTruncateRunes(t *testing.T) {
 		}
 	}
 }
+
+func TestWebToolSchemas(t *testing.T) {
+	tests := []struct {
+		tool     Tool
+		name     string
+		required string
+		props    []string
+	}{
+		{NewWebSearch(websearch.NewSearcher(websearch.SearchOptions{}), WebOptions{}), WebSearch, "query", []string{"query", "max_results"}},
+		{NewReadWebpage(websearch.NewFetcher(websearch.FetchOptions{}), WebOptions{}), ReadWebpage, "url", []string{"url", "max_chars"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.tool.Name() != tt.name || tt.tool.Description() == "" {
+				t.Fatalf("name %q, description %q", tt.tool.Name(), tt.tool.Description())
+			}
+			p := tt.tool.Parameters()
+			if req := p["required"].([]string); len(req) != 1 || req[0] != tt.required {
+				t.Errorf("required = %v, want [%s]", req, tt.required)
+			}
+			props := p["properties"].(map[string]any)
+			if len(props) != len(tt.props) {
+				t.Errorf("properties = %v, want %v", props, tt.props)
+			}
+			for _, name := range tt.props {
+				if _, ok := props[name]; !ok {
+					t.Errorf("schema lacks %q", name)
+				}
+			}
+		})
+	}
+}

@@ -150,16 +150,16 @@ func ClampMaxResults(n, def int) int {
 	return max(1, min(n, MaxResultsLimit))
 }
 
-// Search returns up to max organic results for query (max is clamped to 1..10;
-// 0 means the configured default). It tries the html endpoint and falls back to
+// Search returns up to count organic results for query (count is clamped to
+// 1..10; 0 means the configured default). It tries the html endpoint and falls back to
 // the lite one unless DuckDuckGo is rate limiting.
-func (s *Searcher) Search(ctx context.Context, query string, max int) (Results, error) {
+func (s *Searcher) Search(ctx context.Context, query string, count int) (Results, error) {
 	query = strings.Join(strings.Fields(query), " ")
 	if query == "" {
 		return Results{}, ErrEmptyQuery
 	}
-	max = ClampMaxResults(max, s.opts.MaxResults)
-	key := strings.Join([]string{query, s.opts.Region, s.opts.SafeSearch, s.opts.TimeLimit, strconv.Itoa(max)}, "\x00")
+	count = ClampMaxResults(count, s.opts.MaxResults)
+	key := strings.Join([]string{query, s.opts.Region, s.opts.SafeSearch, s.opts.TimeLimit, strconv.Itoa(count)}, "\x00")
 	if r, ok := s.cache.get(key); ok {
 		return r, nil
 	}
@@ -178,8 +178,8 @@ func (s *Searcher) Search(ctx context.Context, query string, max int) (Results, 
 	if err != nil {
 		return Results{}, err
 	}
-	if len(results) > max {
-		results = results[:max]
+	if len(results) > count {
+		results = results[:count]
 	}
 	r := Results{Query: query, Results: results, Endpoint: endpoint}
 	s.cache.put(key, r)
