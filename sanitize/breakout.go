@@ -48,19 +48,50 @@ const (
 	leakAdjs   = `(?:(?:full|entire|complete|original|initial|hidden|secret|exact|internal|real|verbatim)\s+)*`
 )
 
+// Pieces shared by the split rules.
+var (
+	// Anchors name the verb and the word after it, which keeps the regexps away from
+	// the many harmless "ignore it", "ignored", "print(".
+	ignoreAnchors = cross([]string{"ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting",
+		"skip", "discard", "abandon", "drop", "set aside"}, []string{" "}, []string{"all", "any", "every",
+		"each", "of", "the", "your", "my", "these", "those", "its", "their", "such", "previous", "previously",
+		"prior", "above", "earlier", "preceding", "foregoing", "former", "original", "initial", "old",
+		"existing", "current", "system", "developer", "safety", "hidden", "other", "given", "everything", "anything"})
+	ignoreVerbs   = `(?:ignore|ignoring|disregard|disregarding|forget|forgetting|skip|discard|abandon|drop|set\s+aside)`
+	revealAnchors = append(cross([]string{"reveal", "show", "print", "output", "repeat", "leak", "display",
+		"disclose", "expose", "dump", "share", "tell", "give", "send", "write out"}, []string{" "},
+		[]string{"me", "us", "back", "all", "your", "the", "its"}),
+		"what is your", "what are your", "what's your")
+	importantAnchors = cross([]string{"important", "urgent", "critical"}, []string{"", " "},
+		[]string{":", "!", "-", "–", "—", "note", "notice", "instruction", "update", "message"})
+	revealVerbs = `(?:reveal|show|print|output|repeat|leak|display|disclose|expose|dump|share|tell|give|send|write\s+out|what\s+is|what\s+are|what's)\s+(?:me\s+|us\s+)?(?:back\s+)?(?:all\s+(?:of\s+)?)?`
+)
+
 var breakoutRules = []breakoutRule{
-	{ // ignore / disregard / forget (all) previous instructions
-		anchors: []string{"ignor*", "disregard*", "forget*", "skip", "discard", "abandon", "drop", "set aside"},
-		re: rule(`(?:ignore|ignoring|disregard|disregarding|forget|forgetting|skip|discard|abandon|drop|set\s+aside)\s+(?:` +
-			`(?:(?:all|any|every|each|of|the|your|my|these|those|its|their|such)\s+){0,3}(?:(?:previous|previously\s+given|prior|above|earlier|preceding|foregoing|former|original|initial|old|existing|current|system|developer|safety|hidden|other|given)\s+){1,3}` + orderNouns +
-			`|(?:all\s+(?:of\s+)?(?:your\s+|the\s+|my\s+)?|your\s+|any\s+(?:and\s+all\s+)?)` + orderNouns +
-			`|(?:everything|anything|all)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)\s+told|(?:that\s+)?(?:was\s+|is\s+)?(?:written|said|stated|mentioned|given))\s+)?(?:above|before|previously|earlier|prior|so\s+far|until\s+now)` +
-			`)\b`),
+	// ignore / disregard / forget (all) previous instructions. The families are split
+	// into separate rules to keep each program under 500 instructions, where Go's
+	// regexp uses its backtracker instead of the much slower NFA simulation.
+	{
+		anchors: ignoreAnchors,
+		re: rule(ignoreVerbs + `\s+(?:(?:all|any|every|each|of|the|your|my|these|those|its|their|such)\s+)*` +
+			`(?:(?:previous|previously\s+given|prior|above|earlier|preceding|foregoing|former|original|initial|old|existing|current|system|developer|safety|hidden|other|given)\s+)+` +
+			orderNouns + `\b`),
+		tail: true,
+	},
+	{
+		anchors: ignoreAnchors,
+		re:      rule(ignoreVerbs + `\s+(?:all\s+(?:of\s+)?(?:your\s+|the\s+|my\s+)?|your\s+|any\s+(?:and\s+all\s+)?)` + orderNouns + `\b`),
+		tail:    true,
+	},
+	{
+		anchors: ignoreAnchors,
+		re: rule(ignoreVerbs + `\s+(?:everything|anything|all)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)\s+told|(?:that\s+)?(?:was\s+|is\s+)?(?:written|said|stated|mentioned|given))\s+)?` +
+			`(?:above|before|previously|earlier|prior|so\s+far|until\s+now)\b`),
 		tail: true,
 	},
 	{ // override your settings
 		anchors: []string{"overrid*", "bypass*", "circumvent", "disable", "deactivate", "turn off", "switch off"},
-		re:      rule(`(?:override|overriding|bypass|bypassing|circumvent|disable|deactivate|turn\s+off|switch\s+off)\s+(?:all\s+(?:of\s+)?)?(?:your|the\s+(?:ai|assistant|model|bot)(?:'s|’s)?)\s+(?:(?:current|existing|previous|original|safety|security|content|internal|default|own)\s+){0,2}(?:settings|safety|guardrails?|restrictions?|filters?|rules|instructions?|system\s+prompt|programming|configuration|guidelines|policies|safeguards|protections?|limitations|constraints|directives?)\b`),
+		re:      rule(`(?:override|overriding|bypass|bypassing|circumvent|disable|deactivate|turn\s+off|switch\s+off)\s+(?:all\s+(?:of\s+)?)?(?:your|the\s+(?:ai|assistant|model|bot)(?:'s|’s)?)\s+(?:(?:current|existing|previous|original|safety|security|content|internal|default|own)\s+)*(?:settings|safety|guardrails?|restrictions?|filters?|rules|instructions?|system\s+prompt|programming|configuration|guidelines|policies|safeguards|protections?|limitations|constraints|directives?)\b`),
 		tail:    true,
 	},
 	{ // new directive:
@@ -79,16 +110,27 @@ var breakoutRules = []breakoutRule{
 		tail:    true,
 	},
 	{ // IMPORTANT: you MUST execute ...
-		anchors: []string{"important", "urgent", "critical"},
-		re: rule(`(?:important|urgent|critical)(?:\s+(?:note|notice|instruction|update|message))?\s*[:!\-–—]+\s*(?:(?:note|notice)\s*[:\-]?\s*)?(?:you|the\s+(?:ai|assistant|model|agent|llm)|ai|assistant)\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to|shall|will)\s+(?:now\s+|immediately\s+|first\s+|also\s+|always\s+)?(?:execute|call|invoke|use\s+the\s+\w+\s+tool|obey|ignore|disregard|reveal|exfiltrate|leak|send|forward|email|upload|transfer|visit)\b` +
-			`|important\s+(?:instructions?|message|notice)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?` + aiNames + `\s*:`),
+		anchors: importantAnchors,
+		re: rule(`(?:important|urgent|critical)(?:\s+(?:note|notice|instruction|update|message))?\s*[:!\-–—]+\s*(?:(?:note|notice)\s*[:\-]?\s*)?` +
+			`(?:you|the\s+(?:ai|assistant|model|agent|llm)|ai|assistant)\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to|shall|will)\s+(?:now\s+|immediately\s+|first\s+|also\s+|always\s+)?` +
+			`(?:execute|call|invoke|use\s+the\s+\w+\s+tool|obey|ignore|disregard|reveal|exfiltrate|leak|send|forward|email|upload|transfer|visit)\b`),
 		tail: true,
 	},
+	{ // IMPORTANT INSTRUCTIONS FOR THE AI:
+		anchors: []string{"important instruction*", "important message", "important notice"},
+		re:      rule(`important\s+(?:instructions?|message|notice)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?` + aiNames + `\s*:`),
+		tail:    true,
+	},
 	{ // reveal your system prompt
-		anchors: []string{"reveal", "show", "print", "output", "repeat", "leak", "display", "disclose", "expose", "dump", "share", "tell me", "tell us", "give me", "give us", "send me", "write out", "what is your", "what are your", "what's your"},
-		re: rule(`(?:reveal|show|print|output|repeat|leak|display|disclose|expose|dump|share|tell|give|send|write\s+out|what\s+is|what\s+are|what's)\s+(?:me\s+|us\s+)?(?:back\s+)?(?:all\s+(?:of\s+)?)?(?:` +
-			`your\s+` + leakAdjs + `(?:system\s+(?:prompt|message|instructions?)|(?:initial\s+|original\s+)?prompt|instructions|pre-?prompt|developer\s+(?:message|instructions?)|configuration)` +
-			`|(?:the|its)\s+` + leakAdjs + `(?:system\s+(?:prompt|message|instructions?)|initial\s+prompt|hidden\s+(?:prompt|instructions)|pre-?prompt|developer\s+(?:message|instructions?)))\b`),
+		anchors: revealAnchors,
+		re: rule(revealVerbs + `your\s+` + leakAdjs +
+			`(?:system\s+(?:prompt|message|instructions?)|(?:initial\s+|original\s+)?prompt|instructions|pre-?prompt|developer\s+(?:message|instructions?)|configuration)\b`),
+		tail: true,
+	},
+	{ // print the system prompt
+		anchors: revealAnchors,
+		re: rule(revealVerbs + `(?:the|its)\s+` + leakAdjs +
+			`(?:system\s+(?:prompt|message|instructions?)|initial\s+prompt|hidden\s+(?:prompt|instructions)|pre-?prompt|developer\s+(?:message|instructions?))\b`),
 		tail: true,
 	},
 
@@ -139,7 +181,7 @@ var breakoutRules = []breakoutRule{
 		aggressive: true,
 	},
 	{ // broader "IMPORTANT: you must ..." verbs
-		anchors:    []string{"important", "urgent", "critical"},
+		anchors:    importantAnchors,
 		re:         rule(`(?:important|urgent|critical)\s*[:!\-–—]+\s*(?:you|the\s+(?:ai|assistant|model|agent|llm)|ai|assistant)\s+(?:must|need\s+to|have\s+to|are\s+required\s+to|shall)\s+(?:now\s+|immediately\s+|first\s+|also\s+)?(?:run|delete|erase|fetch|download|install|write|create|remove|post|print|output)\b`),
 		tail:       true,
 		aggressive: true,
@@ -154,8 +196,9 @@ var breakoutRules = []breakoutRule{
 
 	// Aggressive mode: the common phrasings in Spanish, French, German, Chinese, Russian.
 	{
-		anchors: []string{"ignor*", "olvid*", "omit*", "descart*", "haz caso omiso", "no hagas caso"},
-		re: rule(`(?:ignora|ignore|ignoren|ignorad|ignorar|olvida|olvide|olviden|olvidad|olvidar|omite|omita|descarta|descarte|haz\s+caso\s+omiso\s+(?:a|de)|no\s+hagas\s+caso\s+(?:a|de))\s+(?:(?:todas|todos|las|los|tus|sus|de|a)\s+){0,3}(?:instrucciones|indicaciones|órdenes|ordenes|reglas|directrices|directivas|instrucción|indicación)` +
+		anchors: append([]string{"ignora", "ignoren", "ignorad", "ignorar", "olvid*", "omit*", "descart*", "haz caso omiso",
+			"no hagas caso"}, cross([]string{"ignore "}, []string{"todas", "todos", "las", "los", "tus", "sus"}, []string{""})...),
+		re: rule(`(?:ignora|ignore|ignoren|ignorad|ignorar|olvida|olvide|olviden|olvidad|olvidar|omite|omita|descarta|descarte|haz\s+caso\s+omiso\s+(?:a|de)|no\s+hagas\s+caso\s+(?:a|de))\s+(?:(?:todas|todos|las|los|tus|sus|de|a)\s+)*(?:instrucciones|indicaciones|órdenes|ordenes|reglas|directrices|directivas|instrucción|indicación)` +
 			`(?:\s+(?:anteriores|previas|precedentes|de\s+arriba|originales|del\s+sistema|iniciales|dadas))?`),
 		tail:       true,
 		aggressive: true,
@@ -167,7 +210,8 @@ var breakoutRules = []breakoutRule{
 		aggressive: true,
 	},
 	{
-		anchors: []string{"ignor*", "oubli*", "ne tiens", "ne tenez"},
+		anchors: append([]string{"ignorez", "ignorer", "oubli*", "ne tiens", "ne tenez"},
+			cross([]string{"ignore "}, []string{"toutes", "tous", "les", "tes", "vos", "des", "de", "la", "le", "l'*"}, []string{""})...),
 		re: rule(`(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|ne\s+tiens?\s+(?:pas\s+)?compte\s+des?|ne\s+tenez\s+(?:pas\s+)?compte\s+des?)\s+(?:(?:toutes|tous|les|tes|vos|des|de|la|le)\s+|l')*(?:instructions?|consignes?|directives?|règles|ordres|indications)` +
 			`(?:\s+(?:précédentes|antérieures|ci-dessus|initiales|d'origine|du\s+système|système))?`),
 		tail:       true,
@@ -181,7 +225,7 @@ var breakoutRules = []breakoutRule{
 	},
 	{
 		anchors: []string{"ignorier*", "vergiss", "vergesst", "vergessen sie", "missacht*", "überspring*"},
-		re: rule(`(?:ignoriere|ignorier|ignorieren\s+sie|ignoriert|vergiss|vergesst|vergessen\s+sie|missachte|missachten\s+sie|überspringe)\s+(?:(?:alle|die|deine|ihre|eure|sämtliche|alles)\s+){0,2}` +
+		re: rule(`(?:ignoriere|ignorier|ignorieren\s+sie|ignoriert|vergiss|vergesst|vergessen\s+sie|missachte|missachten\s+sie|überspringe)\s+(?:(?:alle|die|deine|ihre|eure|sämtliche|alles)\s+)*` +
 			`(?:(?:bisherigen|vorherigen|vorigen|obigen|früheren|vorangegangenen|ursprünglichen|vorhergehenden|vorstehenden|anderen)\s+)?(?:anweisungen|instruktionen|befehle|regeln|vorgaben|richtlinien|anordnungen|systemanweisungen|was\s+(?:oben|vorher|bisher)\s+(?:steht|stand|gesagt\s+wurde))`),
 		tail:       true,
 		aggressive: true,
@@ -207,7 +251,7 @@ var breakoutRules = []breakoutRule{
 	},
 	{
 		anchors: []string{"игнорир*", "проигнорир*", "забудь*", "не обращай*"},
-		re: rule(`(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|забудь|забудьте|не\s+обращай(?:те)?\s+внимания\s+на)\s+(?:(?:все|всё|предыдущие|прежние|вышеуказанные|вышеизложенные|свои|твои|ваши|данные|ранее|полученные|системные|исходные)\s+){0,3}` +
+		re: rule(`(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|забудь|забудьте|не\s+обращай(?:те)?\s+внимания\s+на)\s+(?:(?:все|всё|предыдущие|прежние|вышеуказанные|вышеизложенные|свои|твои|ваши|данные|ранее|полученные|системные|исходные)\s+)*` +
 			`(?:инструкции|указания|команды|правила|установки|инструкциям|указаниям)`),
 		tail:       true,
 		aggressive: true,
@@ -301,6 +345,50 @@ type anchorRef struct {
 type anchorTrie struct {
 	nodes []trieNode
 	first [256]bool // bytes an anchor can start with, in either case
+	// short has a bit per two-byte anchor ("hi", "!["); triples a bit per hash of
+	// the first three bytes of every longer one (ASCII lower-cased, whitespace as ' ').
+	// Most words fail both tests and never reach the walk.
+	short   [1 << 16 / 64]uint64
+	triples [1 << 16 / 64]uint64
+}
+
+func foldByte(c byte) byte {
+	if isSpace[c] {
+		return ' '
+	}
+	return lowerASCII(c)
+}
+
+func tripleKey(a, b, c byte) uint32 {
+	return (uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 2654435761 >> 16
+}
+
+func hasBit(set *[1 << 16 / 64]uint64, k uint32) bool { return set[k>>6&1023]&(1<<(k&63)) != 0 }
+
+func setBit(set *[1 << 16 / 64]uint64, k uint32) { set[k>>6&1023] |= 1 << (k & 63) }
+
+// mayStartAt reports whether an anchor may start at i; false is certain.
+func (t *anchorTrie) mayStartAt(s string, i int) bool {
+	if i+1 >= len(s) {
+		return false
+	}
+	a, b := foldByte(s[i]), foldByte(s[i+1])
+	if hasBit(&t.short, uint32(a)<<8|uint32(b)) {
+		return true
+	}
+	if i+2 >= len(s) {
+		return false
+	}
+	j := i + 2
+	if b == ' ' { // a whitespace run folds to one ' ', as in the trie
+		for j < len(s) && isSpace[s[j]] {
+			j++
+		}
+		if j >= len(s) {
+			return false
+		}
+	}
+	return hasBit(&t.triples, tripleKey(a, b, foldByte(s[j])))
 }
 
 type trieNode struct {
@@ -365,6 +453,11 @@ func caseVariants(phrase string) []string {
 }
 
 func (t *anchorTrie) insert(phrase string, ref int) {
+	if len(phrase) < 3 {
+		setBit(&t.short, uint32(phrase[0])<<8|uint32(phrase[1]))
+	} else {
+		setBit(&t.triples, tripleKey(phrase[0], phrase[1], phrase[2]))
+	}
 	n := 0
 	for i := 0; i < len(phrase); i++ {
 		c := phrase[i]
@@ -408,15 +501,19 @@ func (t *anchorTrie) child(n int, c byte) int {
 	return -1
 }
 
-// walk calls found for every anchor that s starts with, with the index after it.
-func (t *anchorTrie) walk(s string, found func(ref, end int)) {
+// An anchorHit is an anchor (an index into anchorRefs) found at a word start, with
+// the index just after it.
+type anchorHit struct{ ref, end int }
+
+// walk appends to hits every anchor that s starts with.
+func (t *anchorTrie) walk(s string, hits []anchorHit) []anchorHit {
 	n := 0
 	for j := 0; j < len(s); {
 		c := s[j]
 		step := 1
-		if c <= ' ' && isSpaceByte(c) {
+		if isSpace[c] {
 			c = ' '
-			for j+step < len(s) && isSpaceByte(s[j+step]) {
+			for j+step < len(s) && isSpace[s[j+step]] {
 				step++
 			}
 		} else {
@@ -424,13 +521,14 @@ func (t *anchorTrie) walk(s string, found func(ref, end int)) {
 		}
 		n = t.child(n, c)
 		if n < 0 {
-			return
+			return hits
 		}
 		j += step
 		for _, ref := range t.nodes[n].ends {
-			found(ref, j)
+			hits = append(hits, anchorHit{ref, j})
 		}
 	}
+	return hits
 }
 
 func lowerASCII(c byte) byte {
@@ -481,7 +579,7 @@ func neutralizeBreakouts(s string, aggressive bool) (string, int) {
 	after := -1 // the end of the last replacement: a word start once the marker is in
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !anchors.first[c] || (i != after && !wordStartsAt(s, i)) {
+		if !anchors.first[c] || !anchors.mayStartAt(s, i) || (i != after && !wordStartsAt(s, i)) {
 			if isASCIILetter(c) { // skip the rest of the word: no anchor starts inside one
 				for i+1 < len(s) && isASCIILetter(s[i+1]) {
 					i++
@@ -503,10 +601,11 @@ func neutralizeBreakouts(s string, aggressive bool) (string, int) {
 func matchBreakout(s string, i int, aggressive bool) int {
 	best := -1
 	rest := s[i:]
-	anchors.walk(rest[:min(len(rest), breakoutWindow)], func(k, end int) {
-		ref := &anchorRefs[k]
-		if !ref.prefix && !wordEndsAt(rest, end) {
-			return
+	var buf [8]anchorHit
+	for _, hit := range anchors.walk(rest[:min(len(rest), breakoutWindow)], buf[:0]) {
+		ref := &anchorRefs[hit.ref]
+		if !ref.prefix && !wordEndsAt(rest, hit.end) {
+			continue
 		}
 		for _, ri := range ref.rules {
 			r := &breakoutRules[ri]
@@ -529,6 +628,6 @@ func matchBreakout(s string, i int, aggressive bool) int {
 			}
 			best = max(best, end)
 		}
-	})
+	}
 	return best
 }

@@ -88,6 +88,13 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 func nfkcSpans(s string) (string, int) {
 	e := editor{src: s}
 	n := 0
+	// Pages repeat the same few unnormalized characters (full-width punctuation in
+	// CJK text, ligatures), so short chunks are normalized once per call.
+	type normalized struct {
+		out   string
+		count int
+	}
+	var cache map[string]normalized
 	for i := 0; i < len(s); {
 		p := nextNonASCII(s, i)
 		if p == len(s) {
@@ -110,11 +117,41 @@ func nfkcSpans(s string) (string, int) {
 		if norm.NFKC.QuickSpanString(chunk) == len(chunk) {
 			continue
 		}
-		out, k := nfkcCount(chunk)
-		e.replace(start, end, out)
-		n += k
+		r, ok := cache[chunk]
+		if !ok {
+			r.out, r.count = nfkcCount(chunk)
+			if len(chunk) <= 16 {
+				if cache == nil {
+					cache = make(map[string]normalized)
+				}
+				cache[chunk] = r
+			}
+		}
+		e.replace(start, end, r.out)
+		n += r.count
 	}
 	return e.result(), n
+}
+
+// Eight bytes at a time ("SWAR"): the per-byte loops here run over every page, and
+// testing a word per step makes them several times faster on ASCII text.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// load64 reads s[i:i+8] little-endian; the compiler turns it into one load.
+func load64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// plainASCII8 reports whether all eight bytes of x are printable ASCII (0x20–0x7E).
+// A byte below 0x20 borrows its high bit in x-0x20..20; a byte of 0x7F or more has
+// its high bit set in x+0x01..01 or in x itself.
+func plainASCII8(x uint64) bool {
+	return ((x-0x20*lowBits)|(x+lowBits)|x)&highBits == 0
 }
 
 // isInertIdeograph reports lead bytes E4–E9, the CJK ideographs U+4000–U+9FFF:
@@ -126,7 +163,7 @@ func isInertIdeograph(lead byte) bool { return lead >= 0xE4 && lead <= 0xE9 }
 // or len(s), looking at eight bytes per step.
 func nextNonASCII(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		if (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 != 0 {
+		if load64(s, i)&highBits != 0 {
 			break
 		}
 	}
@@ -164,6 +201,9 @@ func dropInvisible(s string) (string, int, int) {
 	zw, uni := 0, 0
 	for i := 0; i < len(s); {
 		if valid {
+			for i+8 <= len(s) && plainASCII8(load64(s, i)) {
+				i += 8
+			}
 			for i < len(s) && !mayChange[s[i]] {
 				i++
 			}

@@ -37,6 +37,14 @@ var (
 		"override", "command", "update")
 )
 
+// roleInitial marks the ASCII letters a role word can start with, in both cases.
+var roleInitial = func() (t [256]bool) {
+	for w := range roleWords {
+		t[w[0]], t[w[0]-'a'+'A'] = true, true
+	}
+	return t
+}()
+
 func set(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))
 	for _, w := range words {
@@ -388,6 +396,9 @@ func readRoleWord(s string, i int, word *[24]byte) (int, int) {
 // returns the span from the role word through the colon, or end -1.
 func matchRolePrefix(s string, i int) (int, int) {
 	start := skipMarkup(s, i)
+	if start < len(s) && s[start] < utf8.RuneSelf && !roleInitial[s[start]] {
+		return 0, -1 // most lines: the first letter starts no role word
+	}
 	var word [24]byte
 	n, j := readRoleWord(s, start, &word)
 	if !roleWords[string(word[:n])] { // the conversion does not allocate in a map index
