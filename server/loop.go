@@ -75,7 +75,7 @@ type turnRun struct {
 // newTurn starts the state of a new user turn.
 func (s *Server) newTurn(session string) *turn {
 	now := s.now()
-	id := "t_" + randomHex(8)
+	id := "t_" + randomHex(16)
 	return &turn{
 		TraceID:   id,
 		Repeats:   map[string]int{},
