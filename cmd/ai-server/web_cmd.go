@@ -9,55 +9,26 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 
+	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/tools"
-	"github.com/ailab/ai-lab/websearch"
 )
 
-// webSettings is everything the web tools need from configuration.
-type webSettings struct {
-	Search websearch.SearchOptions
-	Fetch  websearch.FetchOptions
-	Tools  tools.WebOptions
-}
-
-// webOptionsFromEnv builds the web tools' settings from the documented defaults
-// (CONTRACT section 2) and the AILAB_WEB_* overrides that tests and users need
-// most. It is the one place to switch to config.Load once search and read take
-// --config like the server does.
-func webOptionsFromEnv() (webSettings, error) {
-	s := webSettings{
-		Search: websearch.SearchOptions{
-			Endpoint:     websearch.DefaultSearchEndpoint,
-			LiteEndpoint: websearch.DefaultSearchLiteEndpoint,
-			Region:       websearch.DefaultRegion,
-			SafeSearch:   websearch.DefaultSafeSearch,
-			MaxResults:   websearch.DefaultMaxResults,
-			CacheTTL:     websearch.DefaultCacheTTL,
-		},
-		Fetch: websearch.FetchOptions{
-			Timeout:      websearch.DefaultFetchTimeout,
-			MaxPageBytes: websearch.DefaultMaxPageBytes,
-			CacheTTL:     websearch.DefaultCacheTTL,
-		},
-		Tools: tools.WebOptions{MaxResults: websearch.DefaultMaxResults, MaxChars: tools.DefaultMaxChars},
+// webTool loads the config like the server does (so web.* and sanitize.* keys and
+// their AILAB_ overrides apply) and returns the named web tool built from it.
+func webTool(configPath, name string, stderr io.Writer) (tools.Tool, int) {
+	cfg, code := loadConfig(configPath, stderr)
+	if cfg == nil {
+		return nil, code
 	}
-	if v := os.Getenv("AILAB_WEB_SEARCH_ENDPOINT"); v != "" {
-		s.Search.Endpoint = v
-	}
-	if v := os.Getenv("AILAB_WEB_SEARCH_LITE_ENDPOINT"); v != "" {
-		s.Search.LiteEndpoint = v
-	}
-	if v := os.Getenv("AILAB_WEB_ALLOW_PRIVATE_ADDRESSES"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return s, fmt.Errorf("AILAB_WEB_ALLOW_PRIVATE_ADDRESSES=%q is not true or false (web.allow_private_addresses)", v)
+	for _, t := range server.WebTools(cfg) {
+		if t.Name() == name {
+			return t, exitOK
 		}
-		s.Fetch.AllowPrivate = b
 	}
-	return s, nil
+	fmt.Fprintf(stderr, "ai-server: the %s tool is not built\n", name)
+	return nil, exitFailure
 }
 
 // runSearch is `ai-server search "QUERY" [--json] [--max N]`: it runs web_search
@@ -67,6 +38,7 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the raw tool result as JSON")
 	maxResults := fs.Int("max", 0, "how many results, 1 to 10 (default web.max_results)")
+	cfgPath := fs.String("config", "", "config file (default: as for the server)")
 	fs.Usage = func() { fmt.Fprintln(stderr, `usage: ai-server search "QUERY" [--json] [--max N]`); fs.PrintDefaults() }
 	words, code, ok := parseWebFlags(fs, args)
 	if !ok {
@@ -78,11 +50,10 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	if *maxResults < 0 {
 		return usageError(stderr, "--max must be a positive number, not %d", *maxResults)
 	}
-	settings, err := webOptionsFromEnv()
-	if err != nil {
-		return usageError(stderr, "%v", err)
+	tool, code := webTool(*cfgPath, tools.WebSearch, stderr)
+	if tool == nil {
+		return code
 	}
-	tool := tools.NewWebSearch(websearch.NewSearcher(settings.Search), settings.Tools)
 	toolArgs := map[string]any{"query": words[0]}
 	if *maxResults > 0 {
 		toolArgs["max_results"] = *maxResults
@@ -106,7 +77,11 @@ func runRead(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the raw tool result as JSON")
 	maxChars := fs.Int("max-chars", 0, "the most characters of page text (default web.max_chars)")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: ai-server read URL [--json] [--max-chars N]"); fs.PrintDefaults() }
+	cfgPath := fs.String("config", "", "config file (default: as for the server)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ai-server read URL [--json] [--max-chars N] [--config PATH]")
+		fs.PrintDefaults()
+	}
 	words, code, ok := parseWebFlags(fs, args)
 	if !ok {
 		return code
@@ -117,11 +92,10 @@ func runRead(args []string, stdout, stderr io.Writer) int {
 	if *maxChars < 0 {
 		return usageError(stderr, "--max-chars must be a positive number, not %d", *maxChars)
 	}
-	settings, err := webOptionsFromEnv()
-	if err != nil {
-		return usageError(stderr, "%v", err)
+	tool, code := webTool(*cfgPath, tools.ReadWebpage, stderr)
+	if tool == nil {
+		return code
 	}
-	tool := tools.NewReadWebpage(websearch.NewFetcher(settings.Fetch), settings.Tools)
 	toolArgs := map[string]any{"url": words[0]}
 	if *maxChars > 0 {
 		toolArgs["max_chars"] = *maxChars
