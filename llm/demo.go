@@ -142,9 +142,14 @@ func demoAnswer(results []demoResult, stoppedEarly bool) string {
 	return b.String()
 }
 
-// cite is the execution id reference for a run, or "" when the run has none.
+// executionID is the contract's id format (CONTRACT section 5). It repeats
+// tools.ExecutionIDPattern because llm must not import tools.
+var executionID = regexp.MustCompile(`^[a-z][a-z0-9_]*_\d{13}_[0-9a-f]{8}$`)
+
+// cite is the execution id reference for a run, or "" when the run has no
+// well-formed id: the demo cites only ids the server really issued.
 func (r demoResult) cite() string {
-	if r.ExecutionID == "" {
+	if !executionID.MatchString(r.ExecutionID) {
 		return ""
 	}
 	return " (execution_id: " + r.ExecutionID + ")"

@@ -81,11 +81,16 @@ func splitClauses(text string) []clause {
 	text = strings.TrimSpace(text)
 	var out []clause
 	start, then := 0, false
+	quotes, counted := 0, 0 // double quotes in text[:counted]; counted grows so the scan stays linear
 	for _, m := range jointPattern.FindAllStringSubmatchIndex(text, -1) {
-		if m[0] < start || strings.Count(text[:m[0]], `"`)%2 == 1 {
+		quotes += strings.Count(text[counted:m[0]], `"`)
+		counted = m[0]
+		if m[0] < start || quotes%2 == 1 {
 			continue // overlapping, or inside a quoted text
 		}
-		rest := strings.TrimSpace(politePattern.ReplaceAllString(text[m[1]:], ""))
+		// Only the start of what follows matters; a bounded prefix keeps long texts linear.
+		rest := text[m[1]:min(len(text), m[1]+160)]
+		rest = strings.TrimSpace(politePattern.ReplaceAllString(rest, ""))
 		if !verbPattern.MatchString(rest) {
 			continue
 		}

@@ -261,6 +261,16 @@ func TestDemoAnswers(t *testing.T) {
 			never: []string{"execution_id", "call_1"},
 		},
 		{
+			name: "a malformed id is not cited",
+			messages: []Message{
+				user("delete a.txt"),
+				calls(ToolCall{ID: "call_1", Name: "delete_file", Arguments: `{"path":"a.txt"}`}),
+				toolMsg("call_1", `{"execution_id":"made up) and more","tool_name":"delete_file","result":{"path":"a.txt"}}`),
+			},
+			want:  []string{"**delete_file**: deleted `a.txt`."},
+			never: []string{"execution_id", "made up"},
+		},
+		{
 			name: "unreadable tool message",
 			messages: []Message{
 				user("delete a.txt"),
@@ -364,11 +374,11 @@ func FuzzParseDemoRequest(f *testing.F) {
 // that is not in the tool messages.
 func FuzzDemoAnswer(f *testing.F) {
 	f.Add("write_file", `{"execution_id":"write_file_1763769600123_0a1b2c3d","tool_name":"write_file","result":{"path":"a"}}`)
-	f.Add("web_search", `{"execution_id":"e","tool_name":"web_search","result":{"results":[{"title":"[x](y)","url":"u"},3,null]}}`)
+	f.Add("web_search", `{"execution_id":"web_search_1763769600123_0a1b2c3d)","tool_name":"web_search","result":{"results":[{"title":"[x](y)","url":"u"},3,null]}}`)
 	f.Add("list_directory", `{"tool_name":"list_directory","result":{"entries":[1,{"name":5},"a"]}}`)
 	f.Add("read_file", `{"tool_name":"read_file","status":"denied","feedback":"no"}`)
 	f.Add("read_webpage", `{"result":{"length":1e300,"content":"<webpage_content>`+"`"+`</webpage_content>"}}`)
-	citation := regexp.MustCompile(`execution_id: ([^)]*)\)`)
+	citation := regexp.MustCompile(`execution_id: ([^)\s]*)`)
 	f.Fuzz(func(t *testing.T, tool, content string) {
 		msgs := []Message{
 			user("list files"),
@@ -417,6 +427,19 @@ func BenchmarkDemoAnswer(b *testing.B) {
 	for b.Loop() {
 		if _, err := d.Complete(context.Background(), Request{Messages: msgs}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseDemoRequestLong guards against quadratic splitting: MB/s must stay
+// about the same as the short benchmark's on a long request full of joints.
+func BenchmarkParseDemoRequestLong(b *testing.B) {
+	text := strings.Repeat(`write "a and b" to a.txt and then `, 5000) + "list files"
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := len(parseDemoRequest(text)); got != 5001 {
+			b.Fatalf("plan has %d stages", got)
 		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 const (
 	DefaultTimeout   = 2 * time.Minute
 	DefaultKeyEnvVar = "OPENAI_API_KEY"
+	DefaultBaseURL   = "https://api.openai.com/v1"
 	// DefaultMaxRetries is a sensible llm.max_retries for config defaults; a zero
 	// OpenAIOptions.MaxRetries means no retries, not this value.
 	DefaultMaxRetries = 2
@@ -35,7 +36,8 @@ const maxRetryAfter = 30 * time.Second
 
 // OpenAIOptions configures NewOpenAI.
 type OpenAIOptions struct {
-	// BaseURL is the API root, e.g. http://127.0.0.1:11434/v1 (llm.base_url).
+	// BaseURL is the API root, e.g. http://127.0.0.1:11434/v1 (llm.base_url);
+	// empty means DefaultBaseURL.
 	BaseURL string
 	// Model is the model name sent with every request (llm.model).
 	Model string
@@ -69,6 +71,9 @@ var _ Provider = (*OpenAI)(nil)
 // NewOpenAI returns a provider for opts. It does no I/O: an unreachable server
 // shows up as an *Error from the first Complete.
 func NewOpenAI(opts OpenAIOptions) *OpenAI {
+	if opts.BaseURL == "" {
+		opts.BaseURL = DefaultBaseURL
+	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
@@ -272,12 +277,21 @@ func networkReason(err error) (reason string, retryable bool) {
 	return "", false
 }
 
-// startHint tells the user what to start; Ollama's default port gets a name.
+// startHint tells the user what to fix: a local server must be started (Ollama's
+// default port gets a name), a remote one is a network matter.
 func (p *OpenAI) startHint() string {
-	if u, err := url.Parse(p.opts.BaseURL); err == nil && u.Port() == "11434" {
+	u, err := url.Parse(p.opts.BaseURL)
+	if err != nil {
+		return "check the address"
+	}
+	if u.Port() == "11434" {
 		return "start Ollama"
 	}
-	return "start the model server"
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && (ip.IsLoopback() || ip.IsPrivate())) {
+		return "start the model server"
+	}
+	return "check the network"
 }
 
 func (p *OpenAI) classifyStatus(err error, a *httpAnswer) *failure {

@@ -304,6 +304,7 @@ func TestOpenAIConnectionRefused(t *testing.T) {
 		want    string
 	}{
 		{"ollama port", "http://127.0.0.1:11434/v1", "cannot reach the model at http://127.0.0.1:11434/v1 (connection refused): start Ollama or set llm.base_url"},
+		{"empty base url means openai", "", "cannot reach the model at https://api.openai.com/v1 (connection refused): check the network or set llm.base_url"},
 		{"other server", "http://" + closed + "/v1", "cannot reach the model at http://" + closed + "/v1 (connection refused): start the model server or set llm.base_url"},
 	}
 	for _, tc := range tests {
