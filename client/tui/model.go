@@ -257,6 +257,14 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case modePicker:
 		return m, m.pickerKey(k)
 	}
+	// Typed fast or pasted without bracketed paste, text arrives as one KeyRunes
+	// message whose String() is the text itself: "delete" or "enter" would then
+	// match a key binding (the textarea's own forward delete, or Send) and vanish.
+	if k.Type == tea.KeyRunes && (len(k.Runes) > 1 || k.Paste) {
+		m.input.InsertString(string(k.Runes))
+		m.fitInput()
+		return m, nil
+	}
 	switch {
 	case key.Matches(k, m.keys.PageUp):
 		if m.vp.AtTop() {
@@ -429,6 +437,13 @@ func (m *Model) reasonKey(k tea.KeyMsg) tea.Cmd {
 	case tea.KeyEsc:
 		m.batch.Decide(false, "")
 	default:
+		if k.Type == tea.KeyRunes && (len(k.Runes) > 1 || k.Paste) {
+			// As in the chat input: a burst of text is text, never a key binding.
+			v, pos := []rune(m.reason.Value()), m.reason.Position()
+			m.reason.SetValue(string(v[:pos]) + string(k.Runes) + string(v[pos:]))
+			m.reason.SetCursor(pos + len(k.Runes))
+			return nil
+		}
 		var cmd tea.Cmd
 		m.reason, cmd = m.reason.Update(k)
 		return cmd

@@ -142,16 +142,19 @@ func TestApprovalKeys(t *testing.T) {
 		reason  string // typed after the first key when it is n
 		want    []api.Decision
 		summary []string
+		burst   bool // the reason arrives as one burst of text, as a paste does
 	}{
 		{"y approves each", []string{"y", "y"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}},
-			[]string{"✓ approved web_search(query=latest AI, max_results=5)", "✓ approved write_file(path=a.txt, content=hi)"}},
-		{"enter is y", []string{"enter", "enter"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil},
+			[]string{"✓ approved web_search(query=latest AI, max_results=5)", "✓ approved write_file(path=a.txt, content=hi)"}, false},
+		{"enter is y", []string{"enter", "enter"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil, false},
 		{"n with a reason, then y", []string{"n", "enter", "y"}, "not now", []api.Decision{{ToolCallID: "c1", Feedback: "not now"}, {ToolCallID: "c2", Approved: true}},
-			[]string{"⊘ denied web_search(query=latest AI, max_results=5) — reason: not now"}},
-		{"n and Enter skips the reason", []string{"n", "enter", "n", "esc"}, "", []api.Decision{{ToolCallID: "c1"}, {ToolCallID: "c2"}}, nil},
-		{"a approves the rest", []string{"a"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil},
-		{"y then d denies the rest", []string{"y", "d"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2"}}, nil},
-		{"other keys do nothing", []string{"x", "q", "y", "y"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil},
+			[]string{"⊘ denied web_search(query=latest AI, max_results=5) — reason: not now"}, false},
+		{"a pasted reason naming keys stays text", []string{"n", "enter", "y"}, "delete", []api.Decision{{ToolCallID: "c1", Feedback: "delete"}, {ToolCallID: "c2", Approved: true}},
+			[]string{"⊘ denied web_search(query=latest AI, max_results=5) — reason: delete"}, true},
+		{"n and Enter skips the reason", []string{"n", "enter", "n", "esc"}, "", []api.Decision{{ToolCallID: "c1"}, {ToolCallID: "c2"}}, nil, false},
+		{"a approves the rest", []string{"a"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil, false},
+		{"y then d denies the rest", []string{"y", "d"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2"}}, nil, false},
+		{"other keys do nothing", []string{"x", "q", "y", "y"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,7 +170,11 @@ func TestApprovalKeys(t *testing.T) {
 					if m.mode != modeReason || !strings.Contains(m.View(), "Reason for the model") {
 						t.Fatalf("n did not ask for a reason:\n%s", m.View())
 					}
-					typeText(t, m, tt.reason)
+					if tt.burst {
+						m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(tt.reason)})
+					} else {
+						typeText(t, m, tt.reason)
+					}
 				}
 				// Once the first call is decided, the second is the highlighted row.
 				if m.mode == modeApproval && m.batch.Current() == 1 {
@@ -582,5 +589,21 @@ func TestLongSessionsRenderOnlyTheNewestWindow(t *testing.T) {
 	}
 	if firstShown == "" || !strings.Contains(m.conv.render(m.width), firstShown) {
 		t.Fatalf("lost entry %q", firstShown)
+	}
+}
+
+// TestBurstOfTextIsNeverAKey: text typed fast or pasted arrives as one KeyRunes
+// message whose String() is the text, so words that name keys must still be text.
+func TestBurstOfTextIsNeverAKey(t *testing.T) {
+	srv := clienttest.New(t, final())
+	m := newTestModel(t, srv, 80, 24)
+	for _, burst := range []string{"please ", "delete", " it, ", "enter", " and ", "pgup", " now"} {
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(burst)})
+	}
+	if got := m.input.Value(); got != "please delete it, enter and pgup now" {
+		t.Fatalf("input = %q", got)
+	}
+	if len(srv.Chats()) != 0 {
+		t.Fatal("the word enter sent the message")
 	}
 }
