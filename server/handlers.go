@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -267,6 +268,12 @@ func (s *Server) putSafety(c *gin.Context) {
 	if cur.Path == "" {
 		s.fail(c, failf(ErrInvalidConfig, "the server runs without a config file, so there is nothing to rewrite; start it with --config PATH"))
 		return
+	}
+	for _, env := range []string{"AILAB_SAFETY_PRESET", "AILAB_SAFETY_APPROVAL_MODE", "AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL"} {
+		if os.Getenv(env) != "" {
+			s.fail(c, failf(ErrInvalidConfig, "%s is set in the server's environment and overrides config.yaml, so this change would not apply; unset it and restart the server", env))
+			return
+		}
 	}
 	if err := config.WriteSafety(cur.Path, u); err != nil {
 		var ce *config.Error

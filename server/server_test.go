@@ -221,3 +221,15 @@ func TestSessionsListShowAndDelete(t *testing.T) {
 		t.Fatalf("after delete: %d %+v", status, e)
 	}
 }
+
+func TestPresetPUTRefusedWhileTheEnvironmentOverridesIt(t *testing.T) {
+	h := newHarness(t, "strict")
+	t.Setenv("AILAB_SAFETY_PRESET", "strict")
+	status, e := h.errorOf("PUT", "/config/safety", api.SafetyUpdate{Preset: "minimal"})
+	if status != 400 || e.Code != "invalid_config" || !strings.Contains(e.Message, "AILAB_SAFETY_PRESET") {
+		t.Fatalf("got %d %+v", status, e)
+	}
+	if data, _ := os.ReadFile(h.cfgPath); !strings.Contains(string(data), "preset: strict") {
+		t.Fatalf("the file was rewritten:\n%s", data)
+	}
+}
