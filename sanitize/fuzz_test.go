@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // fuzzSeeds are attacks and edge cases the fuzzers start from; the benign corpus is
@@ -43,8 +45,8 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-// FuzzSanitize checks, in both modes: no panic, valid UTF-8 out, a full report, and
-// sanitizing the output again changes nothing and reports nothing.
+// FuzzSanitize checks, in both modes: no panic, valid UTF-8 in NFKC out, a full
+// report, and sanitizing the output again changes nothing and reports nothing.
 func FuzzSanitize(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, in string) {
@@ -53,6 +55,9 @@ func FuzzSanitize(f *testing.F) {
 			out, rep := Sanitize(in, opts)
 			if !utf8.ValidString(out) {
 				t.Fatalf("mild=%v: invalid UTF-8 out of %q: %q", mild, in, out)
+			}
+			if !norm.NFKC.IsNormalString(out) {
+				t.Fatalf("mild=%v: output not in NFKC: %q -> %q", mild, in, out)
 			}
 			if len(rep.Layers) != len(Layers) {
 				t.Fatalf("mild=%v: report has %d layers", mild, len(rep.Layers))

@@ -233,8 +233,8 @@ func neutralizeLineStarts(s string, aggressive bool) (string, int, int) {
 // skipMarkup skips what may precede a prefix on a line: blanks, quote and heading
 // marks, bullets, emphasis, numbered-list labels and opening quotes.
 func skipMarkup(s string, i int) int {
-	limit := i + 40
-	for i < len(s) && i < limit {
+	// No length limit: "- - - - ... SYSTEM:" must not hide a prefix behind padding.
+	for i < len(s) {
 		c := s[i]
 		switch c {
 		case ' ', '\t', '>', '#', '*', '_', '-', '+', '|', '~', '`', '"', '\'':
