@@ -431,8 +431,8 @@ func BenchmarkDemoAnswer(b *testing.B) {
 	}
 }
 
-// BenchmarkParseDemoRequestLong guards against quadratic splitting: MB/s must stay
-// about the same as the short benchmark's on a long request full of joints.
+// BenchmarkParseDemoRequestLong guards against quadratic splitting: MB/s on a long
+// request full of joints must stay within a small factor of the short benchmark's.
 func BenchmarkParseDemoRequestLong(b *testing.B) {
 	text := strings.Repeat(`write "a and b" to a.txt and then `, 5000) + "list files"
 	b.SetBytes(int64(len(text)))

@@ -170,6 +170,22 @@ func TestOpenAIRetriesTransientFailures(t *testing.T) {
 	}
 }
 
+func TestOpenAIHonorsRetryAfter(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Status(429, `{"error":{"message":"rate limited"}}`).WithHeader("Retry-After", "1"), llmtest.Text("ok"))
+	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m", MaxRetries: 1, Backoff: func(int) time.Duration {
+		t.Error("Backoff was used although the server sent Retry-After")
+		return 0
+	}})
+	start := time.Now()
+	msg, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	if err != nil || msg.Content != "ok" {
+		t.Fatalf("Complete = %+v, %v", msg, err)
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("retried after %v, want the server's 1s", waited)
+	}
+}
+
 func TestOpenAIErrors(t *testing.T) {
 	srv := llmtest.NewServer(t) // steps are added per case
 	tests := []struct {

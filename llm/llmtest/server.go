@@ -120,6 +120,9 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	if !s.wait(r, step) {
 		return
 	}
+	for k, v := range step.header {
+		w.Header().Set(k, v)
+	}
 	if step.reply == nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(step.status)

@@ -51,7 +51,20 @@ type Step struct {
 	body   string
 	stall  bool
 	delay  time.Duration
+	header map[string]string
 	fn     func(Request) Step
+}
+
+// WithHeader returns the step with a response header added (for example
+// Retry-After on a 429). The in-process Provider ignores headers.
+func (s Step) WithHeader(key, value string) Step {
+	h := make(map[string]string, len(s.header)+1)
+	for k, v := range s.header {
+		h[k] = v
+	}
+	h[key] = value
+	s.header = h
+	return s
 }
 
 // Text answers a plain assistant message.
