@@ -107,15 +107,24 @@ func splitClauses(text string) []clause {
 
 // parseClause maps one request to a tool call. lastPath carries the file the
 // request talked about last, so "and then delete it" knows what "it" is.
-func parseClause(text string, lastPath *string) (demoCall, bool) {
+func parseClause(text string, lastPath *string) (call demoCall, ok bool) {
 	text = strings.TrimSpace(politePattern.ReplaceAllString(strings.TrimSpace(text), ""))
 	text = strings.TrimRight(text, " .!?")
 	if text == "" {
 		return demoCall{}, false
 	}
+	// "delete it" with nothing named before is not understood, rather than a
+	// request to delete a file called "it".
+	unresolved := false
+	defer func() {
+		if unresolved {
+			call, ok = demoCall{}, false
+		}
+	}()
 	path := func(p string) string {
 		p = cleanPath(p)
-		if pronouns[strings.ToLower(p)] && *lastPath != "" {
+		if pronouns[strings.ToLower(p)] {
+			unresolved = unresolved || *lastPath == ""
 			return *lastPath
 		}
 		*lastPath = p

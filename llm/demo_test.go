@@ -70,6 +70,11 @@ func TestParseDemoRequest(t *testing.T) {
 		}},
 		{"quoted joint does not split", `write "read it and delete it" to todo.txt`, one(call("write_file", "path", "todo.txt", "content", "read it and delete it"))},
 		{"unknown clause is skipped", "hello and delete a.txt", one(call("delete_file", "path", "a.txt"))},
+		{"pronoun with nothing before", "delete it", nil},
+		{"pronoun after a path", "read the file a.txt then copy it to b.txt", demoPlan{
+			{call("read_file", "path", "a.txt")},
+			{call("copy_file", "source", "a.txt", "destination", "b.txt")},
+		}},
 		{"greeting", "hello there", nil},
 		{"question", "what is the meaning of life?", nil},
 		{"empty", "   ", nil},

@@ -26,10 +26,12 @@ const (
 	DefaultTimeout   = 2 * time.Minute
 	DefaultKeyEnvVar = "OPENAI_API_KEY"
 	DefaultBaseURL   = "https://api.openai.com/v1"
-	// DefaultMaxRetries is a sensible llm.max_retries for config defaults; a zero
-	// OpenAIOptions.MaxRetries means no retries, not this value.
-	DefaultMaxRetries = 2
 )
+
+// DefaultMaxRetries is a sensible default for llm.max_retries in config. A zero
+// OpenAIOptions.MaxRetries means no retries, not this value, so that a configured
+// 0 is honored.
+const DefaultMaxRetries = 2
 
 // maxRetryAfter caps a server's Retry-After so a rate-limited turn never hangs for minutes.
 const maxRetryAfter = 30 * time.Second
@@ -46,7 +48,8 @@ type OpenAIOptions struct {
 	// KeyEnvVar names where the key comes from, only for error sentences
 	// ("check OPENAI_API_KEY"); empty means DefaultKeyEnvVar.
 	KeyEnvVar string
-	// Timeout bounds each attempt (llm.timeout); zero means DefaultTimeout.
+	// Timeout bounds each attempt (llm.timeout); zero means DefaultTimeout. A
+	// timed-out attempt is not retried; the caller's context bounds the whole call.
 	Timeout time.Duration
 	// MaxRetries is how many times a transient failure (429, 5xx, connection
 	// reset) is retried after the first attempt; zero means none.
@@ -391,7 +394,7 @@ func toParams(model string, req Request) (openai.ChatCompletionNewParams, error)
 			params.Messages = append(params.Messages, openai.ToolMessage(m.Content, m.ToolCallID))
 		case RoleAssistant:
 			var a openai.ChatCompletionAssistantMessageParam
-			// OpenAI rejects an empty string next to tool calls on some models; omit it instead.
+			// A turn that only calls tools carries no content, as OpenAI's own replies do.
 			if m.Content != "" || len(m.ToolCalls) == 0 {
 				a.Content.OfString = param.NewOpt(m.Content)
 			}
@@ -414,7 +417,7 @@ func toParams(model string, req Request) (openai.ChatCompletionNewParams, error)
 	for _, t := range req.Tools {
 		schema := t.Parameters
 		if schema == nil {
-			// Several local servers reject a function without a parameters object.
+			// An explicit empty object schema is valid everywhere; a missing one may not be.
 			schema = map[string]any{"type": "object", "properties": map[string]any{}}
 		}
 		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schema)}
