@@ -51,17 +51,21 @@ const (
 // Pieces shared by the split rules.
 var (
 	// Anchors name the verb and the word after it, which keeps the regexps away from
-	// the many harmless "ignore it", "ignored", "print(".
-	ignoreAnchors = cross([]string{"ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting",
-		"skip", "discard", "abandon", "drop", "set aside"}, []string{" "}, []string{"all", "any", "every",
+	// the many harmless "ignore it", "ignored", "print(", and each rule gets only the
+	// second words it can continue with.
+	ignoreVerbList = []string{"ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting",
+		"skip", "discard", "abandon", "drop", "set aside"}
+	ignoreAnchorsQualified = cross(ignoreVerbList, []string{" "}, []string{"all", "any", "every",
 		"each", "of", "the", "your", "my", "these", "those", "its", "their", "such", "previous", "previously",
 		"prior", "above", "earlier", "preceding", "foregoing", "former", "original", "initial", "old",
-		"existing", "current", "system", "developer", "safety", "hidden", "other", "given", "everything", "anything"})
-	ignoreVerbs   = `(?:ignore|ignoring|disregard|disregarding|forget|forgetting|skip|discard|abandon|drop|set\s+aside)`
-	revealAnchors = append(cross([]string{"reveal", "show", "print", "output", "repeat", "leak", "display",
-		"disclose", "expose", "dump", "share", "tell", "give", "send", "write out"}, []string{" "},
-		[]string{"me", "us", "back", "all", "your", "the", "its"}),
+		"existing", "current", "system", "developer", "safety", "hidden", "other", "given"})
+	ignoreAnchorsOwned      = cross(ignoreVerbList, []string{" "}, []string{"all", "your", "any"})
+	ignoreAnchorsEverything = cross(ignoreVerbList, []string{" "}, []string{"everything", "anything", "all"})
+	ignoreVerbs             = `(?:ignore|ignoring|disregard|disregarding|forget|forgetting|skip|discard|abandon|drop|set\s+aside)`
+	revealVerbList          = []string{"reveal", "show", "print", "output", "repeat", "leak", "display", "disclose", "expose", "dump", "share", "tell", "give", "send", "write out"}
+	revealAnchorsYour       = append(cross(revealVerbList, []string{" "}, []string{"me", "us", "back", "all", "your"}),
 		"what is your", "what are your", "what's your")
+	revealAnchorsThe = cross(revealVerbList, []string{" "}, []string{"me", "us", "back", "all", "the", "its"})
 	importantAnchors = cross([]string{"important", "urgent", "critical"}, []string{"", " "},
 		[]string{":", "!", "-", "–", "—", "note", "notice", "instruction", "update", "message"})
 	revealVerbs = `(?:reveal|show|print|output|repeat|leak|display|disclose|expose|dump|share|tell|give|send|write\s+out|what\s+is|what\s+are|what's)\s+(?:me\s+|us\s+)?(?:back\s+)?(?:all\s+(?:of\s+)?)?`
@@ -72,21 +76,28 @@ var breakoutRules = []breakoutRule{
 	// into separate rules to keep each program under 500 instructions, where Go's
 	// regexp uses its backtracker instead of the much slower NFA simulation.
 	{
-		anchors: ignoreAnchors,
+		anchors: ignoreAnchorsQualified,
 		re: rule(ignoreVerbs + `\s+(?:(?:all|any|every|each|of|the|your|my|these|those|its|their|such)\s+)*` +
 			`(?:(?:previous|previously\s+given|prior|above|earlier|preceding|foregoing|former|original|initial|old|existing|current|system|developer|safety|hidden|other|given)\s+)+` +
 			orderNouns + `\b`),
 		tail: true,
 	},
 	{
-		anchors: ignoreAnchors,
+		anchors: ignoreAnchorsOwned,
 		re:      rule(ignoreVerbs + `\s+(?:all\s+(?:of\s+)?(?:your\s+|the\s+|my\s+)?|your\s+|any\s+(?:and\s+all\s+)?)` + orderNouns + `\b`),
 		tail:    true,
 	},
 	{
-		anchors: ignoreAnchors,
+		anchors: ignoreAnchorsEverything,
 		re: rule(ignoreVerbs + `\s+(?:everything|anything|all)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)\s+told|(?:that\s+)?(?:was\s+|is\s+)?(?:written|said|stated|mentioned|given))\s+)?` +
 			`(?:above|before|previously|earlier|prior|so\s+far|until\s+now)\b`),
+		tail: true,
+	},
+	{ // spelled out: "I G N O R E all previous instructions", "f.o.r.g.e.t your rules"
+		anchors: spelledAnchors("ignore", "disregard", "forget"),
+		re: rule(`(?:` + spelled("ignore") + `|` + spelled("disregard") + `|` + spelled("forget") + `)\s+` +
+			`(?:(?:all|any|every|of|the|your|my|these|those|previous|prior|above|earlier|preceding|original|initial|system|developer)\s+)*` +
+			orderNouns + `\b`),
 		tail: true,
 	},
 	{ // override your settings
@@ -122,13 +133,13 @@ var breakoutRules = []breakoutRule{
 		tail:    true,
 	},
 	{ // reveal your system prompt
-		anchors: revealAnchors,
+		anchors: revealAnchorsYour,
 		re: rule(revealVerbs + `your\s+` + leakAdjs +
 			`(?:system\s+(?:prompt|message|instructions?)|(?:initial\s+|original\s+)?prompt|instructions|pre-?prompt|developer\s+(?:message|instructions?)|configuration)\b`),
 		tail: true,
 	},
 	{ // print the system prompt
-		anchors: revealAnchors,
+		anchors: revealAnchorsThe,
 		re: rule(revealVerbs + `(?:the|its)\s+` + leakAdjs +
 			`(?:system\s+(?:prompt|message|instructions?)|initial\s+prompt|hidden\s+(?:prompt|instructions)|pre-?prompt|developer\s+(?:message|instructions?))\b`),
 		tail: true,
@@ -264,6 +275,33 @@ var breakoutRules = []breakoutRule{
 	},
 }
 
+// spelledSeparators may stand between the letters of a spelled-out word.
+const spelledSeparators = " .-_"
+
+// spelled returns a pattern for word spelled out with a separator after each letter
+// ("i g n o r e", "i.g.n.o.r.e").
+func spelled(word string) string {
+	var b strings.Builder
+	for i, r := range word {
+		if i > 0 {
+			b.WriteString(`[\s.\-_]+`)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// spelledAnchors returns the spelled-out forms of words, one per separator.
+func spelledAnchors(words ...string) []string {
+	var out []string
+	for _, w := range words {
+		for _, sep := range spelledSeparators {
+			out = append(out, strings.Join(strings.Split(w, ""), string(sep)))
+		}
+	}
+	return out
+}
+
 // cross returns every concatenation a+b+c of one element from each list.
 func cross(as, bs, cs []string) []string {
 	var out []string
@@ -278,9 +316,23 @@ func cross(as, bs, cs []string) []string {
 }
 
 // rule compiles a case-insensitive pattern anchored at its start.
+//
+// Between words, markdown emphasis counts as space ("**Ignore** all *previous*
+// instructions"), as it does in the anchor scan: \s+ and \s* become classes that
+// also take '*', '_', '~' and '`'.
 func rule(pattern string) *regexp.Regexp {
+	pattern = strings.NewReplacer(`\s+`, "[\\s*_~`]+", `\s*`, "[\\s*_~`]*").Replace(pattern)
 	return regexp.MustCompile(`(?i)^(?:` + pattern + `)`)
 }
+
+// isSeparator marks the bytes the anchor scan treats as space between words:
+// whitespace and markdown emphasis.
+var isSeparator = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n\r\f\v*_~`") {
+		t[c] = true
+	}
+	return t
+}()
 
 // sentenceEnd returns the index just past the sentence end at or after i (its
 // punctuation included, a line break excluded), looking at most sentenceTailRunes
@@ -353,7 +405,7 @@ type anchorTrie struct {
 }
 
 func foldByte(c byte) byte {
-	if isSpace[c] {
+	if isSeparator[c] {
 		return ' '
 	}
 	return lowerASCII(c)
@@ -381,7 +433,7 @@ func (t *anchorTrie) mayStartAt(s string, i int) bool {
 	}
 	j := i + 2
 	if b == ' ' { // a whitespace run folds to one ' ', as in the trie
-		for j < len(s) && isSpace[s[j]] {
+		for j < len(s) && isSeparator[s[j]] {
 			j++
 		}
 		if j >= len(s) {
@@ -434,8 +486,9 @@ func buildAnchorTrie() ([]anchorRef, *anchorTrie) {
 	return refs, t
 }
 
-// caseVariants spells phrase the ways a page may case it: ASCII case is folded while
-// walking, so only non-ASCII letters need their upper-case and title-case forms.
+// caseVariants spells phrase the ways a page may case it: ASCII case and separators
+// are folded while walking, so only non-ASCII letters need their upper-case and
+// title-case forms.
 func caseVariants(phrase string) []string {
 	r, size := utf8.DecodeRuneInString(phrase)
 	vs := []string{phrase, strings.ToUpper(phrase), string(unicode.ToTitle(r)) + phrase[size:]}
@@ -443,7 +496,7 @@ func caseVariants(phrase string) []string {
 	for _, v := range vs {
 		b := []byte(v)
 		for i, c := range b {
-			b[i] = lowerASCII(c)
+			b[i] = foldByte(c) // as the scan folds the text
 		}
 		if !slices.Contains(out, string(b)) {
 			out = append(out, string(b))
@@ -511,9 +564,9 @@ func (t *anchorTrie) walk(s string, hits []anchorHit) []anchorHit {
 	for j := 0; j < len(s); {
 		c := s[j]
 		step := 1
-		if isSpace[c] {
+		if isSeparator[c] {
 			c = ' '
-			for j+step < len(s) && isSpace[s[j+step]] {
+			for j+step < len(s) && isSeparator[s[j+step]] {
 				step++
 			}
 		} else {

@@ -34,6 +34,18 @@ func isDelimiter(c byte) bool {
 func collapseRuns(s string, aggressive bool) (out string, newlines, repetition, delimiter int) {
 	e := editor{src: s}
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while they are ASCII, hold no newline and no byte
+		// equals its successor: nothing there can start a run.
+		for i+9 <= len(s) {
+			x, y := load64(s, i), load64(s, i+1)
+			if x&highBits != 0 || hasZeroByte(x^y) || hasZeroByte(x^('\n'*lowBits)) {
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		// Fast path: a character unlike the next one starts no run.
 		if c < utf8.RuneSelf && c != '\n' && (i+1 == len(s) || s[i+1] != c) {
@@ -104,6 +116,10 @@ func collapseRuns(s string, aggressive bool) (out string, newlines, repetition, 
 	}
 	return out, newlines, repetition, delimiter
 }
+
+// hasZeroByte reports whether any byte of x is zero (it may also report a byte of 0x80
+// following a zero one, which only costs the slow path a look).
+func hasZeroByte(x uint64) bool { return (x-lowBits)&^x&highBits != 0 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 

@@ -199,7 +199,9 @@ type editor struct {
 func (e *editor) replace(start, end int, with string) {
 	if !e.used {
 		e.used = true
-		e.b.Grow(len(e.src) + 64)
+		// Markers are longer than most of what they replace; leave room for a few
+		// hundred so the builder does not have to copy the whole page again.
+		e.b.Grow(len(e.src) + len(e.src)/64 + 256)
 	}
 	e.b.WriteString(e.src[e.last:start])
 	e.b.WriteString(with)
