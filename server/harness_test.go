@@ -43,6 +43,9 @@ func newHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
 // window is tracking.window for the harnesses made after it is set.
 var window = "5m"
 
+// tracingYAML is the tracing section for the harnesses made after it is set.
+var tracingYAML = "tracing:\n  retention_count: 10000\n"
+
 // searchEndpoint is web.search_endpoint for the harnesses made after it is set; the
 // default is a closed loopback port, so no test can reach DuckDuckGo.
 var searchEndpoint = "http://127.0.0.1:9/html/"
@@ -74,7 +77,7 @@ web:
   search_endpoint: %q
   search_lite_endpoint: "http://127.0.0.1:9/lite/"
   search_interval: 1ms
-`, filepath.Join(h.dir, "state"), h.model.URL(), preset, filepath.Join(h.dir, "ws"), window, searchEndpoint)
+%s`, filepath.Join(h.dir, "state"), h.model.URL(), preset, filepath.Join(h.dir, "ws"), window, searchEndpoint, tracingYAML)
 	if err := os.WriteFile(h.cfgPath, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
