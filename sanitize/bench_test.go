@@ -40,12 +40,32 @@ func benchPage(tb testing.TB) string {
 	return b.String()
 }
 
+// asciiOnly keeps the lines of page that are plain ASCII: the English part of the
+// corpus, which takes the fast paths of the unicode layers.
+func asciiOnly(page string) string {
+	var b strings.Builder
+	for line := range strings.Lines(page) {
+		if plainASCII(line) {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
 func BenchmarkSanitize(b *testing.B) {
-	page := benchPage(b)
+	mixed := benchPage(b)
+	ascii := asciiOnly(mixed)
 	for _, mode := range []struct {
 		name string
+		page string
 		opts Options
-	}{{"aggressive", Options{}}, {"mild", Options{Mild: true}}} {
+	}{
+		{"aggressive", mixed, Options{}},
+		{"mild", mixed, Options{Mild: true}},
+		{"aggressive-ascii", ascii, Options{}},
+		{"mild-ascii", ascii, Options{Mild: true}},
+	} {
+		page := mode.page
 		b.Run(mode.name, func(b *testing.B) {
 			b.SetBytes(int64(len(page)))
 			b.ReportAllocs()

@@ -10,14 +10,16 @@ import (
 )
 
 // The breakout layer finds take-over sentences. Running a few dozen case-insensitive
-// regexps over a whole page would cost tens of milliseconds per megabyte, so a single
-// byte scan looks for anchor phrases at word starts first (a table indexed by the first
-// byte), and a rule's regexp runs only where one of its anchors matched, anchored at
-// that position and limited to a short window.
+// regexps over a whole page would cost tens of milliseconds per megabyte, so one byte
+// scan looks for anchor phrases at word starts first (a three-byte filter rejects most
+// words, a trie of the anchor phrases settles the rest), and a rule's regexp runs only
+// where one of its anchors matched, anchored there and limited to a short window.
 
 // A breakoutRule is one family of take-over phrasings.
 type breakoutRule struct {
-	anchors    []string // lower-case phrases the match starts with; a space matches any whitespace run
+	// anchors are lower-case phrases a match starts with. A space matches any run of
+	// whitespace or emphasis marks; a trailing '*' makes the phrase a word prefix.
+	anchors    []string
 	re         *regexp.Regexp
 	aggressive bool // only in aggressive mode
 	tail       bool // extend the match to the end of its sentence

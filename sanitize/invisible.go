@@ -12,14 +12,18 @@ import (
 // without changing how it reads (layer zero_width).
 func isZeroWidth(r rune) bool {
 	switch r {
-	case '\u200B', // zero-width space
-		'\u200C',                               // zero-width non-joiner
-		'\u200D',                               // zero-width joiner
-		'\u2060',                               // word joiner
-		'\uFEFF',                               // byte order mark / zero-width no-break space
-		'\u00AD',                               // soft hyphen
-		'\u180E',                               // Mongolian vowel separator, formerly a zero-width space
-		'\u2061', '\u2062', '\u2063', '\u2064': // invisible math operators
+	case
+		'\u200B', // zero-width space
+		'\u200C', // zero-width non-joiner
+		'\u200D', // zero-width joiner
+		'\u2060', // word joiner
+		'\uFEFF', // byte order mark, zero-width no-break space
+		'\u00AD', // soft hyphen
+		'\u180E', // Mongolian vowel separator, once a zero-width space
+		'\u2061', // invisible function application
+		'\u2062', // invisible times
+		'\u2063', // invisible separator
+		'\u2064': // invisible plus
 		return true
 	}
 	return false
@@ -46,9 +50,20 @@ func isHidden(r rune) bool {
 // plainASCII reports text that no part of the unicode or zero_width layers can change:
 // printable ASCII plus tab and line breaks. Most pages take this fast path.
 func plainASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if !plainASCII8(load64(s, i)) && !plainASCIIBytes(s[i:i+8]) {
+			return false
+		}
+	}
+	return plainASCIIBytes(s[i:])
+}
+
+// plainASCIIBytes is plainASCII a byte at a time, for blocks holding tabs or line
+// breaks and for the tail.
+func plainASCIIBytes(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x7F || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+		if mayChange[s[i]] || s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}

@@ -16,9 +16,24 @@
 //     with a visible bracketed marker (never with nothing, so that removing a piece
 //     cannot glue its neighbours into a new match).
 //
+// When a pattern layer fired, the run layers look once more, since a marker can
+// complete a run (a ']' before nine more); sanitizing the output again changes nothing.
+//
 // Neutralized text is replaced by these markers: a fake transcript prefix such as
 // "SYSTEM:" by [role prefix removed], a template or special token such as <|im_start|>
-// by [instruction token removed], and a take-over sentence by [filtered content].
+// by [instruction token removed], a take-over sentence (from its first word to the end
+// of the sentence) by [filtered content], and a wrapper tag inside wrapped content by
+// [wrapper tag removed].
+//
+// The aggressive mode (the zero value of Options) adds what costs some precision:
+// orders addressed to an AI, markdown-image exfiltration links, the common phrasings in
+// Spanish, French, German, Chinese and Russian, role-like XML tags such as <user>, and
+// the collapse of words and lines repeated many times.
+//
+// Known limits: look-alike letters from other scripts that NFKC keeps (a Cyrillic 'о'
+// in "ignоre") are folded only for role prefixes, and a take-over phrase padded to more
+// than 256 bytes between its words escapes the breakout layer. Sanitize is safe for
+// concurrent use.
 package sanitize
 
 import "strings"
