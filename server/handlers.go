@@ -193,7 +193,7 @@ func (s *Server) answer(c *gin.Context, r *turnRun, decisions map[string]api.Dec
 }
 
 func (s *Server) sessions(c *gin.Context) {
-	list, err := s.store.Sessions(c)
+	list, err := s.store.Sessions(c.Request.Context())
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -208,11 +208,11 @@ func (s *Server) sessions(c *gin.Context) {
 
 func (s *Server) session(c *gin.Context) {
 	id := c.Param("id")
-	if _, err := s.store.Session(c, id); err != nil {
+	if _, err := s.store.Session(c.Request.Context(), id); err != nil {
 		s.fail(c, s.sessionErr(id, err))
 		return
 	}
-	raws, err := s.store.Messages(c, id)
+	raws, err := s.store.Messages(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -230,7 +230,7 @@ func (s *Server) session(c *gin.Context) {
 		}
 		out.Messages = append(out.Messages, am)
 	}
-	if raw, err := s.store.Pending(c, id); err != nil {
+	if raw, err := s.store.Pending(c.Request.Context(), id); err != nil {
 		s.fail(c, err)
 		return
 	} else if raw != nil {
@@ -246,7 +246,7 @@ func (s *Server) deleteSession(c *gin.Context) {
 	id := c.Param("id")
 	unlock := s.locks.lock(id)
 	defer unlock()
-	if err := s.store.DeleteSession(c, id); err != nil {
+	if err := s.store.DeleteSession(c.Request.Context(), id); err != nil {
 		s.fail(c, s.sessionErr(id, err))
 		return
 	}
@@ -294,7 +294,7 @@ func (s *Server) putSafety(c *gin.Context) {
 }
 
 func (s *Server) execution(c *gin.Context) {
-	e, err := s.store.Execution(c, c.Param("id"))
+	e, err := s.store.Execution(c.Request.Context(), c.Param("id"))
 	if errors.Is(err, store.ErrNotFound) {
 		s.fail(c, failf(ErrNotFound, "no execution %q in the ledger", c.Param("id")))
 		return
@@ -307,7 +307,7 @@ func (s *Server) execution(c *gin.Context) {
 }
 
 func (s *Server) trace(c *gin.Context) {
-	t, err := s.store.Trace(c, c.Param("id"))
+	t, err := s.store.Trace(c.Request.Context(), c.Param("id"))
 	if errors.Is(err, store.ErrNotFound) {
 		s.fail(c, failf(ErrNotFound, "no trace %q", c.Param("id")))
 		return
@@ -367,7 +367,7 @@ func (s *Server) traces(c *gin.Context) {
 		}
 		f.Limit = n
 	}
-	list, err := s.store.Traces(c, f)
+	list, err := s.store.Traces(c.Request.Context(), f)
 	if err != nil {
 		s.fail(c, err)
 		return
