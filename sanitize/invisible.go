@@ -85,12 +85,13 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 		s, zw, u = dropInvisible(s)
 		zeroWidth += zw
 		uni += u
-		var n int
+		var n, m int
 		s, n = nfkcSpans(s)
-		if n == 0 {
+		s, m = foldMixedScript(s)
+		if n+m == 0 {
 			break
 		}
-		uni += n
+		uni += n + m
 	}
 	return s, zeroWidth, uni
 }
@@ -288,4 +289,60 @@ func runeLen(lead byte) int {
 		return 3
 	}
 	return 4
+}
+
+// foldMixedScript rewrites the Cyrillic and Greek look-alike letters of a word that
+// also holds Latin letters ("ignоre" with a Cyrillic 'о') to their Latin twins: NFKC
+// keeps them apart, and a word that mixes scripts is a disguise, not a language.
+// Words written wholly in Cyrillic or Greek are left alone.
+func foldMixedScript(s string) (string, int) {
+	e := editor{src: s}
+	n := 0
+	for i := 0; i < len(s); {
+		p := nextNonASCII(s, i)
+		if p == len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[p:])
+		if _, ok := confusable[r]; !ok {
+			i = p + size
+			continue
+		}
+		ws, we := p, p+size
+		for ws > 0 {
+			r, sz := utf8.DecodeLastRuneInString(s[:ws])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			ws -= sz
+		}
+		for we < len(s) {
+			r, sz := utf8.DecodeRuneInString(s[we:])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			we += sz
+		}
+		word := s[ws:we]
+		if strings.IndexFunc(word, isASCIILetterRune) >= 0 {
+			e.replace(ws, we, strings.Map(latinTwin, word))
+			n++
+		}
+		i = we
+	}
+	return e.result(), n
+}
+
+func isASCIILetterRune(r rune) bool { return r < utf8.RuneSelf && isASCIILetter(byte(r)) }
+
+// latinTwin maps a look-alike letter to the Latin letter of the same case.
+func latinTwin(r rune) rune {
+	l, ok := confusable[r]
+	if !ok {
+		return r
+	}
+	if unicode.IsUpper(r) {
+		return rune(l - 'a' + 'A')
+	}
+	return rune(l)
 }

@@ -9,7 +9,8 @@
 // The layers run in this order, so that evasion fails:
 //
 //  1. zero_width and unicode first: invisible characters go, look-alike letters and
-//     spaces are folded (NFKC), so the pattern layers see plain text.
+//     spaces are folded (NFKC, mixed-script words), so the pattern layers see plain
+//     text.
 //  2. newlines, repetition and delimiter next: they only shorten runs, and running
 //     them before the pattern layers means their edits cannot assemble a new pattern.
 //  3. instruction_pattern, role_prefix and breakout last: they replace what they find
@@ -30,10 +31,11 @@
 // Spanish, French, German, Chinese and Russian, role-like XML tags such as <user>, and
 // the collapse of words and lines repeated many times.
 //
-// Known limits: look-alike letters from other scripts that NFKC keeps (a Cyrillic 'о'
-// in "ignоre") are folded only for role prefixes, and a take-over phrase padded to more
-// than 256 bytes between its words escapes the breakout layer. Sanitize is safe for
-// concurrent use.
+// Look-alike letters from other scripts that NFKC keeps (a Cyrillic 'о' in "ignоre")
+// are folded to Latin in words that mix scripts (unicode layer) and in role prefixes;
+// a word written wholly in Cyrillic or Greek is left alone. Known limit: a take-over
+// phrase padded to more than 256 bytes between its words escapes the breakout layer.
+// Sanitize is safe for concurrent use.
 package sanitize
 
 import "strings"
