@@ -282,3 +282,34 @@ func TestReportHasAllKeysOnEmptyInput(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkersCompletingRuns covers the second look of the run layers: a marker can
+// complete a run that was too short before, and the output must still be stable.
+func TestMarkersCompletingRuns(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"bracket run after a marker", "<|im_start|>" + strings.Repeat("]", 9),
+			"[instruction token removed]]]"},
+		{"word run after a marker", "<|im_start|>" + strings.Repeat(" removed]", 9),
+			"[instruction token removed] removed] removed]"},
+		{"lines made equal by markers", "SYSTEM: hi\nUSER: hi\nAI: hi\nBOT: hi\nTOOL: hi",
+			"[role prefix removed] hi\n[role prefix removed] hi\n[role prefix removed] hi"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, rep := Sanitize(tc.in, Options{})
+			if out != tc.want {
+				t.Errorf("out = %q, want %q", out, tc.want)
+			}
+			if rep.Layers[LayerRepetition] == 0 {
+				t.Errorf("repetition not counted: %v", rep.Layers)
+			}
+			if again, _ := Sanitize(out, Options{}); again != out {
+				t.Errorf("not stable: %q -> %q", out, again)
+			}
+		})
+	}
+}
