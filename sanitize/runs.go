@@ -117,10 +117,6 @@ func collapseRuns(s string, aggressive bool) (out string, newlines, repetition, 
 	return out, newlines, repetition, delimiter
 }
 
-// hasZeroByte reports whether any byte of x is zero (it may also report a byte of 0x80
-// following a zero one, which only costs the slow path a look).
-func hasZeroByte(x uint64) bool { return (x-lowBits)&^x&highBits != 0 }
-
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 // collapseWords keeps three copies of a word repeated ten or more times in a row on
