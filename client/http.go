@@ -278,8 +278,14 @@ func (c *Client) transportError(err error) error {
 			reason = uerr.Err.Error()
 		}
 	}
-	return fmt.Errorf("%w: cannot reach ai-server at %s: %s; start it with `ai-server` or try `ai-client --demo`", ErrUnreachable, c.baseURL, reason)
+	return &reachError{fmt.Sprintf("cannot reach ai-server at %s: %s; start it with `ai-server` or try `ai-client --demo`", c.baseURL, reason)}
 }
+
+// A reachError is ErrUnreachable with the one sentence the user sees.
+type reachError struct{ msg string }
+
+func (e *reachError) Error() string { return e.msg }
+func (e *reachError) Unwrap() error { return ErrUnreachable }
 
 func isTimeout(err error) bool {
 	var t interface{ Timeout() bool }

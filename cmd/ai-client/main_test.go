@@ -33,7 +33,7 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{"one-shot with ask", []string{"--server", "$SERVER", "--token", clienttest.Token, "-p", "write it"}, nil, "y\n", 0, "Wrote a.txt.\n", "Approve write_file(path=a.txt, content=hi)?"},
 		{"server and token from env", []string{"-p", "write it", "--approve", "all"}, map[string]string{"AILAB_SERVER": "$SERVER", "AILAB_TOKEN": clienttest.Token}, "", 0, "Wrote a.txt.\n", ""},
-		{"unreachable server", []string{"--server", dead, "-p", "hi"}, map[string]string{"HOME": home}, "", 1, "", "cannot reach ai-server at " + dead + ": connection refused; start it with `ai-server` or try `ai-client --demo`"},
+		{"unreachable server", []string{"--server", dead, "-p", "hi"}, map[string]string{"HOME": home}, "", 1, "", "ai-client: cannot reach ai-server at " + dead + ": connection refused; start it with `ai-server` or try `ai-client --demo`"},
 		{"wrong token", []string{"--server", "$SERVER", "--token", "nope", "-p", "hi"}, nil, "", 1, "", "the server refused the token"},
 		{"bad --approve", []string{"-p", "hi", "--approve", "maybe"}, nil, "", 2, "", "--approve must be ask, all or none"},
 		{"--json without -p", []string{"--json"}, nil, "", 2, "", "only go with -p"},
