@@ -9,9 +9,9 @@ const (
 
 // load64 reads s[i:i+8] little-endian; the compiler turns it into one load.
 func load64(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	b := s[i : i+8] // one bounds check; the compiler then merges the loads
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // plainASCII8 reports whether all eight bytes of x are printable ASCII (0x20–0x7E).

@@ -196,12 +196,7 @@ func dropInvisible(s string) (string, int, int) {
 	zw, uni := 0, 0
 	for i := 0; i < len(s); {
 		if valid {
-			for i+8 <= len(s) && plainASCII8(load64(s, i)) {
-				i += 8
-			}
-			for i < len(s) && !mayChange[s[i]] {
-				i++
-			}
+			i = nextMayChange(s, i)
 			if i == len(s) {
 				break
 			}
@@ -244,6 +239,29 @@ func dropInvisible(s string) (string, int, int) {
 	return e.result(), zw, uni
 }
 
+// nextMayChange returns the index of the next byte at or after i that mayChange
+// marks, or len(s): eight bytes per step while they are printable ASCII, else a byte at
+// a time through that block of eight.
+func nextMayChange(s string, i int) int {
+	for i+8 <= len(s) {
+		if !plainASCII8(load64(s, i)) {
+			for end := i + 8; i < end; i++ {
+				if mayChange[s[i]] {
+					return i
+				}
+			}
+			continue
+		}
+		i += 8
+	}
+	for ; i < len(s); i++ {
+		if mayChange[s[i]] {
+			return i
+		}
+	}
+	return i
+}
+
 // mayBeInvisible marks the UTF-8 lead bytes of the characters dropInvisible changes:
 // U+0080–U+00BF (C2), U+061C (D8), U+1680 and U+180E (E1), U+2000–U+206F (E2),
 // U+3000 (E3), U+FEFF (EF) and the tag characters U+E0000–U+E007F (F3). mayChange adds
@@ -278,7 +296,7 @@ func foldMixedScript(s string) (string, int) {
 	e := editor{src: s}
 	n := 0
 	for i := 0; i < len(s); {
-		p := nextNonASCII(s, i)
+		p := nextGreekOrCyrillic(s, i)
 		if p == len(s) {
 			break
 		}
@@ -310,6 +328,23 @@ func foldMixedScript(s string) (string, int) {
 		i = we
 	}
 	return e.result(), n
+}
+
+// nextGreekOrCyrillic returns the index of the next lead byte of a Greek or Cyrillic
+// letter (0xCE–0xD1, where every look-alike in confusable lives) at or after i, or
+// len(s). No continuation byte has these values, so a byte scan is exact.
+func nextGreekOrCyrillic(s string, i int) int {
+	for i < len(s) {
+		if i+8 <= len(s) && load64(s, i)&highBits == 0 {
+			i += 8
+			continue
+		}
+		if c := s[i]; c >= 0xCE && c <= 0xD1 {
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 func isASCIILetterRune(r rune) bool { return r < utf8.RuneSelf && isASCIILetter(byte(r)) }
