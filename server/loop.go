@@ -162,6 +162,9 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 				return r.finish(verify.UnverifiedReply(issues), issues)
 			}
 			r.append(msg)
+			if strings.TrimSpace(msg.Content) == "" {
+				return r.finish("The model gave an empty answer; ask again or rephrase.", nil)
+			}
 			return r.finish(msg.Content, nil)
 		}
 		r.t.Rounds++

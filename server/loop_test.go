@@ -80,6 +80,11 @@ func TestLoop(t *testing.T) {
 			tools: []string{"list_directory:ok", "create_directory:ok", "create_directory:ok", "create_directory:ok", "create_directory:ok", "create_directory:ok"},
 		},
 		{
+			name: "an empty answer says so", preset: "strict",
+			steps:    []llmtest.Step{llmtest.Text("  ")},
+			status:   200, response: "The model gave an empty answer", valid: true,
+		},
+		{
 			name: "model failure is a 502 with the provider's sentence", preset: "strict",
 			steps:  []llmtest.Step{llmtest.Status(401, `{"error": {"message": "bad key"}}`)},
 			status: 502, response: "401",
