@@ -81,8 +81,8 @@ func TestLoop(t *testing.T) {
 		},
 		{
 			name: "an empty answer says so", preset: "strict",
-			steps:    []llmtest.Step{llmtest.Text("  ")},
-			status:   200, response: "The model gave an empty answer", valid: true,
+			steps:  []llmtest.Step{llmtest.Text("  ")},
+			status: 200, response: "The model gave an empty answer", valid: true,
 		},
 		{
 			name: "model failure is a 502 with the provider's sentence", preset: "strict",
