@@ -78,7 +78,11 @@ func (s *Server) auth() gin.HandlerFunc {
 func (s *Server) fail(c *gin.Context, err error) {
 	status, b := body(err)
 	if status >= 500 {
-		s.logger(c).Error("request failed", "code", b.Error.Code, "err", err, "cause", errors.Unwrap(err))
+		log := s.logger(c).With("code", b.Error.Code, "err", err)
+		if ae := (*apiError)(nil); errors.As(err, &ae) && ae.cause != nil {
+			log = log.With("cause", ae.cause)
+		}
+		log.Error("request failed")
 	} else {
 		s.logger(c).Info("request refused", "code", b.Error.Code, "message", b.Error.Message)
 	}

@@ -15,6 +15,8 @@ import (
 // carry out, or by "use/call <tool_name>". Only sentences that commit to an
 // action count: questions and offers ("if you like", "shall I", "let me know")
 // are left alone, as are past tense and advice to the user ("you can search").
+// Quoted material (code blocks, "> " quotes) is someone else's words, such as a
+// file or web page the reply shows, so it announces nothing.
 
 // intentMarkers are the word sequences that open a statement of intent.
 var intentMarkers = [][]string{
@@ -61,7 +63,14 @@ const (
 func Announcements(reply string, registered []string) []Issue {
 	var issues []Issue
 	seen := map[string]bool{}
+	quoted := []cut(nil) // PROBE
 	for _, sp := range sentences(reply) {
+		for len(quoted) > 0 && quoted[0].end <= sp.start {
+			quoted = quoted[1:]
+		}
+		if len(quoted) > 0 && quoted[0].start <= sp.start {
+			continue
+		}
 		s := reply[sp.start:sp.end]
 		// Most sentences of a long honest reply hold no intent marker; the
 		// cheap look first keeps validation inside its budget.
@@ -113,6 +122,34 @@ func sentences(text string) []cut {
 		}
 	}
 	emit(len(text), false)
+	return out
+}
+
+// quotedSpans returns, in order, the lines of text that quote rather than
+// speak: the lines of ``` or ~~~ code blocks (an unclosed block runs to the
+// end, as markdown renders it) and "> " quote lines.
+func quotedSpans(text string) []cut {
+	var out []cut
+	inFence := false
+	for pos := 0; pos < len(text); {
+		end := len(text)
+		if nl := strings.IndexByte(text[pos:], '\n'); nl >= 0 {
+			end = pos + nl
+		}
+		line := strings.TrimLeft(text[pos:end], " \t")
+		fenceLine := strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~")
+		if inFence || fenceLine || strings.HasPrefix(line, ">") {
+			if n := len(out); n > 0 && out[n-1].end+1 >= pos {
+				out[n-1].end = end
+			} else {
+				out = append(out, cut{pos, end})
+			}
+		}
+		if fenceLine {
+			inFence = !inFence
+		}
+		pos = end + 1
+	}
 	return out
 }
 

@@ -44,6 +44,11 @@ func TestAnnouncements(t *testing.T) {
 		{"explain the file", "Let me explain what the file contains.", nil},
 		{"unregistered tool", "I'll use run_speed_test to measure it.", nil},
 		{"tool name without use verb", "I'll summarize web_search output below.", nil},
+		{"file content in a code block", "plan.txt holds:\n\n  ```\n  I'll search the web for cats tomorrow.\n  ```\nThat is all.", nil},
+		{"unclosed code block", "The script:\n~~~sh\n# Let me read the file notes.txt\ncat notes.txt", nil},
+		{"page excerpt in a quote", "The page says:\n\n> Let me search the web for you.\n> I will read that page.", nil},
+		{"announcement after a code block still counts", "```\nx := 1\n```\nNow let me search the web for the rest.", []string{tools.WebSearch}},
+		{"announcement before a quote still counts", "I'll read the page https://go.dev now.\n> quoted", []string{tools.ReadWebpage}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
