@@ -63,7 +63,7 @@ const (
 func Announcements(reply string, registered []string) []Issue {
 	var issues []Issue
 	seen := map[string]bool{}
-	quoted := []cut(nil) // PROBE
+	quoted := quotedSpans(reply)
 	for _, sp := range sentences(reply) {
 		for len(quoted) > 0 && quoted[0].end <= sp.start {
 			quoted = quoted[1:]
