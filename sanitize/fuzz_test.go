@@ -45,8 +45,8 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-// FuzzSanitize checks, in both modes: no panic, valid UTF-8 in NFKC out, a full
-// report, and sanitizing the output again changes nothing and reports nothing.
+// FuzzSanitize checks, in both modes: no panic, valid UTF-8 in NFKC out, no wrapper
+// tag left, a full report, and sanitizing the output again changes nothing and reports nothing.
 func FuzzSanitize(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, in string) {
@@ -58,6 +58,9 @@ func FuzzSanitize(f *testing.F) {
 			}
 			if !norm.NFKC.IsNormalString(out) {
 				t.Fatalf("mild=%v: output not in NFKC: %q -> %q", mild, in, out)
+			}
+			if n := wrapperTagCount(out); n != 0 {
+				t.Fatalf("mild=%v: sanitized text holds %d wrapper tags: %q -> %q", mild, n, in, out)
 			}
 			if len(rep.Layers) != len(Layers) {
 				t.Fatalf("mild=%v: report has %d layers", mild, len(rep.Layers))

@@ -23,8 +23,10 @@
 // Neutralized text is replaced by these markers: a fake transcript prefix such as
 // "SYSTEM:" by [role prefix removed], a template or special token such as <|im_start|>
 // by [instruction token removed], a take-over sentence (from its first word to the end
-// of the sentence) by [filtered content], and a wrapper tag inside wrapped content by
-// [wrapper tag removed].
+// of the sentence) by [filtered content], and a wrapper tag (<webpage_content,
+// </search_results in any spelling) by [wrapper tag removed], counted as breakout.
+// The wrapping functions neutralize wrapper tags too, so content that was never
+// sanitized cannot close its wrapper either.
 //
 // The aggressive mode (the zero value of Options) adds what costs some precision:
 // orders addressed to an AI, markdown-image exfiltration links, the common phrasings in
@@ -105,19 +107,22 @@ func runLayers(s string, aggressive bool, counts map[string]int) string {
 
 	s = runRunLayers(s, aggressive, counts)
 
-	var tok, hashTok, role, brk int
+	var wrap, tok, hashTok, role, brk int
+	// A wrapper tag in the content is a context breakout: the wrappers neutralize it
+	// anyway, but counting it here flags the page and shows in `ai-server sanitize`.
+	s, wrap = neutralizeFoldedWrapperTags(s)
 	s, tok = neutralizeTokens(s, aggressive)
 	s, hashTok, role = neutralizeLineStarts(s, aggressive)
 	s, brk = neutralizeBreakouts(s, aggressive)
 	counts[LayerInstructionPattern] += tok + hashTok
 	counts[LayerRolePrefix] += role
-	counts[LayerBreakout] += brk
+	counts[LayerBreakout] += brk + wrap
 
 	// A marker can complete a run: a ']' before nine more, a "removed]" before nine
 	// more such words, two lines that became the same line. Only the run layers can
 	// react to a marker (no pattern starts with a bracket), and trimming a run never
 	// creates a pattern here because the runs were already trimmed once.
-	if tok+hashTok+role+brk > 0 && markersMayCompleteRun(s, aggressive) {
+	if wrap+tok+hashTok+role+brk > 0 && markersMayCompleteRun(s, aggressive) {
 		s = runRunLayers(s, aggressive, counts)
 	}
 	return s
@@ -134,7 +139,7 @@ func markersMayCompleteRun(s string, aggressive bool) bool {
 	if !aggressive {
 		return false
 	}
-	for _, m := range []string{markerRolePrefix, markerInstruction, markerBreakout} {
+	for _, m := range []string{markerRolePrefix, markerInstruction, markerBreakout, markerWrapperTag} {
 		for i := 0; i < len(s); {
 			j := strings.Index(s[i:], m)
 			if j < 0 {

@@ -344,6 +344,21 @@ func letterAt(s string, i int) (byte, int) {
 	return 0, 0
 }
 
+// closesUnderscoreEmphasis reports whether the '_' run at i closes markdown emphasis
+// ("__System__:") rather than continuing a name ("system_prompt"): nothing
+// name-like follows the run.
+func closesUnderscoreEmphasis(s string, i int) bool {
+	j := i
+	for j < len(s) && s[j] == '_' {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	_, letter := letterAt(s, j)
+	return letter == 0 && (j == len(s) || !isNameByte(s[j]))
+}
+
 func isWordSeparator(c byte) bool { return c == ' ' || c == '.' || c == '-' || c == '_' }
 
 // readRoleWord reads a word at i into word, either contiguous ("System") or spelled
@@ -368,8 +383,8 @@ func readRoleWord(s string, i int, word *[24]byte) (int, int) {
 			n++
 			j += size
 		}
-		if _, more := letterAt(s, j); more > 0 || (j < len(s) && isNameByte(s[j])) {
-			return 0, i // longer than any role word, or followed by '_': not a role
+		if _, more := letterAt(s, j); more > 0 || (j < len(s) && isNameByte(s[j]) && !closesUnderscoreEmphasis(s, j)) {
+			return 0, i // longer than any role word, or glued to a name ("system_x"): not a role
 		}
 		return n, j
 	}
@@ -409,8 +424,9 @@ func matchRolePrefix(s string, i int) (int, int) {
 			j = k
 		}
 	}
-	// Closing emphasis may sit between the word and the colon ("**System**:").
-	for j < len(s) && (s[j] == '*' || s[j] == '_' || s[j] == ' ' || s[j] == '\t' || s[j] == '`') {
+	// Closing emphasis may sit between the word and the colon ("**System**:",
+	// "__System__:", "~~System~~:").
+	for j < len(s) && (s[j] == '*' || s[j] == '_' || s[j] == '~' || s[j] == ' ' || s[j] == '\t' || s[j] == '`') {
 		j++
 	}
 	if end := colonAt(s, j); end > 0 {

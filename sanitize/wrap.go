@@ -65,6 +65,38 @@ func neutralizeWrapperTags(s string) string {
 	return e.result()
 }
 
+// neutralizeFoldedWrapperTags is neutralizeWrapperTags for text the unicode layer
+// has already folded (NFKC turns '＜' and '﹤' into '<'), so two vectorized byte scans
+// for '<' and '&' stand in for the byte loop. It also returns how many tags it replaced.
+func neutralizeFoldedWrapperTags(s string) (string, int) {
+	e := editor{src: s}
+	n := 0
+	nextLT, nextAmp := -1, -1
+	for i := 0; i < len(s); {
+		if nextLT < i {
+			nextLT = indexFrom(s, i, '<')
+		}
+		if nextAmp < i {
+			nextAmp = indexFrom(s, i, '&')
+		}
+		if i = min(nextLT, nextAmp); i == len(s) {
+			break
+		}
+		if s[i] == '&' && tagOpenEntity(s[i:]) == 0 {
+			i++
+			continue
+		}
+		if end := matchWrapperTag(s, i); end > 0 {
+			e.replace(i, end, markerWrapperTag)
+			n++
+			i = end
+			continue
+		}
+		i++
+	}
+	return e.result(), n
+}
+
 // indexTagOpen finds the next '<', a look-alike of it (full-width, small form) or
 // its HTML entity.
 func indexTagOpen(s string) int {
