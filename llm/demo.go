@@ -41,22 +41,19 @@ func (*Demo) Complete(ctx context.Context, req Request) (Message, error) {
 		return assistant(demoHelp), nil
 	}
 	plan := parseDemoRequest(req.Messages[user].Content)
-
-	calls := map[string]ToolCall{}
-	var results []demoResult
-	rounds, lastRoundStart := 0, 0
-	for _, m := range req.Messages[user+1:] {
-		switch {
-		case m.Role == RoleAssistant && len(m.ToolCalls) > 0:
-			rounds++
-			lastRoundStart = len(results)
-			for _, c := range m.ToolCalls {
-				calls[c.ID] = c
-			}
-		case m.Role == RoleTool:
-			results = append(results, readDemoResult(m, calls))
+	if len(plan) == 0 && isVerificationComplaint(req.Messages[:user+1]) {
+		// The server refused the demo's last answer: quoted tool output (a file
+		// holding an execution id, say) looked like a claim. Repeating it would
+		// fail the same way, so the demo states only what ran.
+		prev := user - 1
+		for prev >= 0 && req.Messages[prev].Role != RoleUser {
+			prev--
 		}
+		results, _, _ := demoResults(req.Messages[prev+1 : user])
+		return assistant(demoPlainAnswer(results)), nil
 	}
+
+	results, rounds, lastRoundStart := demoResults(req.Messages[user+1:])
 
 	if rounds == 0 && len(plan) == 0 {
 		return assistant(demoHelp), nil
@@ -77,6 +74,39 @@ func (*Demo) Complete(ctx context.Context, req Request) (Message, error) {
 		return msg, nil
 	}
 	return assistant(demoAnswer(results, rounds < len(plan))), nil
+}
+
+// demoResults reads the tool results of msgs, in the order they ran, and counts
+// the tool-call rounds; lastRoundStart is where the last round's results begin.
+func demoResults(msgs []Message) (results []demoResult, rounds, lastRoundStart int) {
+	calls := map[string]ToolCall{}
+	for _, m := range msgs {
+		switch {
+		case m.Role == RoleAssistant && len(m.ToolCalls) > 0:
+			rounds++
+			lastRoundStart = len(results)
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = c
+			}
+		case m.Role == RoleTool:
+			results = append(results, readDemoResult(m, calls))
+		}
+	}
+	return results, rounds, lastRoundStart
+}
+
+// isVerificationComplaint reports whether the last of msgs, a user message, is
+// the server's refusal of the demo's answer just before it (CONTRACT section 7)
+// rather than a new request.
+func isVerificationComplaint(msgs []Message) bool {
+	n := len(msgs)
+	if n < 2 {
+		return false
+	}
+	before, last := msgs[n-2], strings.ToLower(msgs[n-1].Content)
+	return before.Role == RoleAssistant && len(before.ToolCalls) == 0 &&
+		strings.HasPrefix(before.Content, demoAnswerHead) &&
+		strings.Contains(last, "verif") && strings.Contains(last, "execution")
 }
 
 func assistant(content string) Message { return Message{Role: RoleAssistant, Content: content} }
@@ -125,13 +155,40 @@ func readDemoResult(m Message, calls map[string]ToolCall) demoResult {
 	return r
 }
 
+// demoAnswerHead opens every answer the demo writes from tool results.
+const demoAnswerHead = "Here is what the tools returned (demo model, no LLM involved):\n"
+
+// demoPlainAnswer lists what ran without quoting any output, for when quoting
+// it was refused.
+func demoPlainAnswer(results []demoResult) string {
+	if len(results) == 0 {
+		return "I (the demo model) have no tool results to report for this request."
+	}
+	var b strings.Builder
+	b.WriteString("These tools ran (demo model, no LLM involved); their output is left out because it could not be shown as written:\n")
+	for _, r := range results {
+		b.WriteString("\n- **" + r.ToolName + "**" + r.target())
+		switch {
+		case !r.readable:
+			b.WriteString(": returned something the demo could not read as a tool result.")
+		case r.Status == "denied":
+			b.WriteString(": the user denied this call.")
+		case r.Error != "":
+			b.WriteString(": failed" + r.cite() + ".")
+		default:
+			b.WriteString(": ran" + r.cite() + ".")
+		}
+	}
+	return b.String()
+}
+
 // demoAnswer writes the markdown answer from the results, in the order they ran.
 func demoAnswer(results []demoResult, stoppedEarly bool) string {
 	if len(results) == 0 {
 		return "I (the demo model) asked for tools, but no results came back, so there is nothing to report."
 	}
 	var b strings.Builder
-	b.WriteString("Here is what the tools returned (demo model, no LLM involved):\n")
+	b.WriteString(demoAnswerHead)
 	for _, r := range results {
 		b.WriteString("\n- ")
 		b.WriteString(r.summary())

@@ -285,6 +285,32 @@ func TestDemoAnswers(t *testing.T) {
 			want:  []string{"**delete_file**: returned something the demo could not read"},
 			never: []string{"execution_id"},
 		},
+		{
+			name: "a verification complaint gets the runs without their output",
+			messages: []Message{
+				user("read ids.txt and delete gone.txt"),
+				calls(ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"ids.txt"}`}, ToolCall{ID: "call_2", Name: "delete_file", Arguments: `{"path":"gone.txt"}`}),
+				toolMsg("call_1", `{"execution_id":"read_file_1763769600123_0a1b2c3d","tool_name":"read_file","result":{"path":"ids.txt","content":"web_search_1700000000000_deadbeef"}}`),
+				toolMsg("call_2", `{"execution_id":"delete_file_1763769600124_0a1b2c3e","tool_name":"delete_file","error":"gone.txt does not exist"}`),
+				{Role: RoleAssistant, Content: demoAnswerHead + "\n- **read_file**: read `ids.txt` ... web_search_1700000000000_deadbeef"},
+				user("Your last reply was not shown to the user because it failed verification against the tool execution ledger:\n- execution id web_search_1700000000000_deadbeef is not in the ledger"),
+			},
+			want: []string{"their output is left out", "**read_file** on `ids.txt`: ran (execution_id: read_file_1763769600123_0a1b2c3d).",
+				"**delete_file** on `gone.txt`: failed (execution_id: delete_file_1763769600124_0a1b2c3e)."},
+			never: []string{"deadbeef", "demo model**: an offline"},
+		},
+		{
+			name: "a new request after an answer is not a complaint",
+			messages: []Message{
+				user("list files"),
+				calls(ToolCall{ID: "call_1", Name: "list_directory", Arguments: `{"path":"."}`}),
+				toolMsg("call_1", `{"execution_id":"list_directory_1763769600123_0a1b2c3d","tool_name":"list_directory","result":{"entries":[]}}`),
+				{Role: RoleAssistant, Content: demoAnswerHead + "\n- **list_directory**: `.` is empty."},
+				user("thanks, that verifies it"),
+			},
+			want:  []string{"I am the **demo model**"},
+			never: []string{"their output is left out"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
