@@ -33,7 +33,30 @@ func MaskArguments(args json.RawMessage) json.RawMessage {
 	if err := dec.Decode(&v); err != nil || dec.More() {
 		return invalidArguments
 	}
+	if s, ok := v.(string); ok {
+		// Arguments are objects; a string is how the server keeps arguments
+		// the model wrote as broken JSON, and a secret may sit inside it.
+		return maskWrapped(s)
+	}
 	out, err := json.Marshal(mask(v))
+	if err != nil {
+		return invalidArguments
+	}
+	return out
+}
+
+// maskWrapped masks the JSON held in a string, or drops the string when it
+// holds no JSON, since its secrets cannot be told apart from the rest.
+func maskWrapped(s string) json.RawMessage {
+	inner := json.RawMessage(s)
+	if len(bytes.TrimSpace(inner)) == 0 || !json.Valid(inner) {
+		return invalidArguments
+	}
+	masked := MaskArguments(inner)
+	if bytes.Equal(masked, invalidArguments) {
+		return masked
+	}
+	out, err := json.Marshal(string(masked))
 	if err != nil {
 		return invalidArguments
 	}

@@ -261,6 +261,8 @@ func TestMaskArguments(t *testing.T) {
 		{"empty", ``, ``},
 		{"invalid JSON is not kept", `{"password":"hunter2"`, string(invalidArguments)},
 		{"trailing data is not kept", `{"a":1} {"token":"x"}`, string(invalidArguments)},
+		{"broken arguments kept as a string are not kept", `"{\"password\":\"hunter2\""`, string(invalidArguments)},
+		{"JSON held in a string is masked", `"{\"token\":\"t\",\"q\":1}"`, `"{\"q\":1,\"token\":\"***\"}"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
