@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -16,6 +17,12 @@ import (
 // jsShellMaxRunes is how little text a page with scripts may have before it is
 // called a JavaScript shell rather than a (very short) page.
 const jsShellMaxRunes = 80
+
+// shortPageRunes is the body size (visible characters) up to which a page is
+// its own main content. trafilatura's last-resort baseline answers such pages with
+// the whole document's text run together, title and navigation included, after the
+// paragraphs it already found; the visible body is the better answer.
+const shortPageRunes = 200
 
 // An article is what extraction keeps of an HTML page.
 type article struct {
@@ -38,26 +45,60 @@ func extractArticle(page []byte, pageURL *url.URL) article {
 	a.scripted = gq.Find("script").Length() > 0
 	a.title = cleanText(gq.Find("title").First().Text())
 
+	short := !hasMoreText(doc, shortPageRunes)
 	res, err := runTrafilatura(doc, pageURL)
 	if err == nil && res != nil {
 		if t := cleanText(res.Metadata.Title); t != "" {
 			a.title = t
 		}
-		if res.ContentNode != nil {
+		if !short && res.ContentNode != nil {
 			a.text = renderText(res.ContentNode)
 		}
-		if a.text == "" {
+		if !short && a.text == "" {
 			a.text = strings.TrimSpace(res.ContentText)
 		}
 	}
 	if a.text == "" {
-		// Very short pages fall under trafilatura's minimum size; their visible
-		// body text is still the page.
+		// The visible body without page furniture.
 		body := gq.Find("body").Clone()
-		body.Find("script, style, noscript, template, nav, header, footer, aside, form, svg").Remove()
-		a.text = cleanText(body.Text())
+		body.Find("nav, header, footer, aside, form, svg").Remove()
+		if body.Length() > 0 {
+			a.text = renderText(body.Get(0))
+		}
 	}
 	return a
+}
+
+// hasMoreText reports whether the page's text outside scripts and styles has more
+// than limit non-space characters; it stops counting as soon as it knows.
+func hasMoreText(doc *html.Node, limit int) bool {
+	n := 0
+	var walk func(*html.Node) bool
+	walk = func(node *html.Node) bool {
+		if node.Type == html.ElementNode {
+			switch node.Data {
+			case "script", "style", "noscript", "template", "head":
+				return false
+			}
+		}
+		if node.Type == html.TextNode {
+			for _, r := range node.Data {
+				if !unicode.IsSpace(r) {
+					n++
+				}
+			}
+			if n > limit {
+				return true
+			}
+		}
+		for c := node.FirstChild; c != nil; c = c.NextSibling {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(doc)
 }
 
 // runTrafilatura extracts the main content. A panic inside the extractor on

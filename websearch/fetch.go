@@ -269,8 +269,10 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (Page, error) {
 	declared := resp.Header.Get("Content-Type")
 	media, _, _ := mime.ParseMediaType(declared)
 	if media == "" {
-		declared = http.DetectContentType(body)
-		media, _, _ = mime.ParseMediaType(declared)
+		// Only the sniffed media type is kept: DetectContentType always claims
+		// charset=utf-8 for text, which would hide a <meta charset> from toUTF8.
+		media, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+		declared = media
 	}
 	p.ContentType = media
 	kind := contentKind(media)

@@ -174,6 +174,7 @@ func TestFetchContent(t *testing.T) {
 		{name: "json passes through", contentType: "application/json", body: []byte(`{"a": 1}`), wantText: `{"a": 1}`},
 		{name: "latin-1 from header", contentType: "text/html; charset=ISO-8859-1", body: latin1, wantText: "Un café crème, s'il vous plaît.", wantTitle: "Café"},
 		{name: "latin-1 from meta", contentType: "text/html", body: latin1Meta, wantText: "Grüße aus Köln."},
+		{name: "latin-1 from meta, no Content-Type", contentType: "", body: latin1Meta, wantText: "Grüße aus Köln."},
 		{name: "over the size cap", contentType: "text/plain", body: big, maxBytes: 1000, wantText: "0123456789", wantTruncated: true},
 		{name: "pdf", contentType: "application/pdf", body: []byte("%PDF-1.7\n..."), wantErr: ErrUnsupportedContent},
 		{name: "image", contentType: "image/png", body: []byte("\x89PNG\r\n\x1a\n\x00\x00"), wantErr: ErrUnsupportedContent},
@@ -345,6 +346,34 @@ func TestFetchExtractsTheArticle(t *testing.T) {
 	}
 	if p.FinalURL != srv.URL+"/2026/tides" {
 		t.Errorf("final URL = %q", p.FinalURL)
+	}
+}
+
+func TestExtractShortPages(t *testing.T) {
+	u, _ := url.Parse("https://example.com/short")
+	tests := []struct {
+		name      string
+		page      string
+		wantTitle string
+		wantText  string
+	}{
+		{"one paragraph with navigation and footer",
+			"<html><head><title>T</title></head><body><nav>Home | About</nav><p>Hello world, this is a short page.</p><footer>(c) me</footer></body></html>",
+			"T", "Hello world, this is a short page."},
+		{"paragraphs keep their breaks",
+			"<html><head><title>Note</title></head><body><h1>Closed</h1><p>The shop is closed today.</p><p>Back on Monday.</p></body></html>",
+			"Closed", "# Closed\n\nThe shop is closed today.\n\nBack on Monday."},
+		{"body without blocks",
+			"<html><head><title>x</title></head><body>Grüße aus Köln.</body></html>",
+			"x", "Grüße aus Köln."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := extractArticle([]byte(tt.page), u)
+			if a.title != tt.wantTitle || a.text != tt.wantText {
+				t.Errorf("title %q, text %q; want %q, %q", a.title, a.text, tt.wantTitle, tt.wantText)
+			}
+		})
 	}
 }
 
