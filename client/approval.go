@@ -99,6 +99,56 @@ func Visible(s string) string {
 	return b.String()
 }
 
+// TerminalSafe returns text that is read rather than approved (answers, error
+// messages, session text) with newlines and tabs kept, so markdown keeps its shape,
+// but with what could drive or disguise the terminal escaped as Visible does: every
+// other control character (ESC, CR, DEL, C1), the bidi controls, zero-width spaces and
+// invalid bytes. Without it an answer that echoes a web page could clear the screen,
+// retitle the window or reorder a file name; glamour passes such bytes through.
+func TerminalSafe(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case (r == utf8.RuneError && size == 1) || unsafeRune(r):
+			b.WriteString(Visible(s[i : i+size]))
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// unsafeRune reports the runes TerminalSafe escapes besides invalid bytes.
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+		return r != '\n' && r != '\t'
+	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true // bidi controls
+	case r == 0x200b, r == 0x2060, r == 0xfeff:
+		return true // zero-width spaces; U+200D stays, emoji sequences need it
+	}
+	return false
+}
+
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || unsafeRune(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
 // visibleJSON is Visible for JSON text: newlines and indentation stay, because
 // json.Indent made them and a JSON string cannot hold a raw newline.
 func visibleJSON(s string) string {

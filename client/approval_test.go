@@ -37,6 +37,28 @@ func TestVisible(t *testing.T) {
 	}
 }
 
+func TestTerminalSafe(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"markdown keeps its shape", "# Done\n\n- a\tb", "# Done\n\n- a\tb"},
+		{"emoji joiner stays", "👨\u200d👩", "👨\u200d👩"},
+		{"clear screen", "a\x1b[2Jb", `a\x1b[2Jb`},
+		{"window title", "\x1b]0;x\x07", `\x1b]0;x\x07`},
+		{"carriage return overwrites", "safe\rrm -rf", `safe\rrm -rf`},
+		{"C1 control", "a\u009b31mb", `a\u009b31mb`},
+		{"bidi override", "txt.\u202eexe", `txt.\u202eexe`},
+		{"bidi isolate", "a\u2067b", `a\u2067b`},
+		{"zero width space", "IG\u200bNORE", `IG\u200bNORE`},
+		{"invalid utf8", "a\xffb", `a\xffb`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := client.TerminalSafe(tt.in); got != tt.want {
+				t.Fatalf("TerminalSafe(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestShortAndPrettyArgs(t *testing.T) {
 	tests := []struct{ name, raw, short, pretty string }{
 		{"keys in the order sent", `{"query":"latest AI","max_results":5}`, "query=latest AI, max_results=5", "{\n  \"query\": \"latest AI\",\n  \"max_results\": 5\n}"},

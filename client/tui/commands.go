@@ -20,7 +20,7 @@ func (m *Model) approveCmd(session string, d []api.Decision) tea.Cmd {
 	c, ctx := m.c, m.ctx
 	return func() tea.Msg {
 		r, err := c.Approve(ctx, session, d)
-		return TurnMsg{Reply: r, Err: err}
+		return TurnMsg{Reply: r, Err: err, decided: true}
 	}
 }
 
@@ -60,7 +60,7 @@ func (m *Model) sessionCmd(id string) tea.Cmd {
 	c, ctx := m.c, m.ctx
 	return func() tea.Msg {
 		d, err := c.Session(ctx, id)
-		return SessionMsg{Session: d, Err: err}
+		return SessionMsg{Session: d, Err: err, id: id}
 	}
 }
 

@@ -97,29 +97,29 @@ func (c *conversation) render(width int) string {
 func (c *conversation) renderEntry(e *entry, width int) string {
 	switch e.kind {
 	case kindUser:
-		return c.st.user.Render("You") + "\n" + ansi.Wrap(e.text, width, "")
+		return c.st.user.Render("You") + "\n" + ansi.Wrap(client.TerminalSafe(e.text), width, "")
 	case kindAssistant:
 		var sb strings.Builder
 		sb.WriteString(c.st.assistant.Render("AI"))
 		sb.WriteString("\n")
-		sb.WriteString(strings.Trim(c.md.render(e.text, width), "\n"))
+		sb.WriteString(strings.Trim(c.md.render(client.TerminalSafe(e.text), width), "\n"))
 		for _, t := range e.tools {
 			sb.WriteString("\n")
-			sb.WriteString(c.st.dim.Render(cutw(toolLine(t), width)))
+			sb.WriteString(c.st.dim.Render(toolLine(t, width)))
 		}
 		if e.validation != nil {
 			sb.WriteString("\n")
 			if e.validation.Valid {
 				sb.WriteString(c.st.ok.Render("verified"))
 			} else {
-				sb.WriteString(c.st.warn.Render(ansi.Wrap("⚠ unverified: "+strings.Join(e.validation.Issues, "; "), width, "")))
+				sb.WriteString(c.st.warn.Render(ansi.Wrap("⚠ unverified: "+client.TerminalSafe(strings.Join(e.validation.Issues, "; ")), width, "")))
 			}
 		}
 		return sb.String()
 	case kindDecision:
-		return c.st.dim.Render(ansi.Wrap(e.text, width, ""))
+		return c.st.dim.Render(ansi.Wrap(client.TerminalSafe(e.text), width, ""))
 	case kindError:
-		return c.st.err.Render(ansi.Wrap("✗ "+e.text, width, ""))
+		return c.st.err.Render(ansi.Wrap("✗ "+client.TerminalSafe(e.text), width, ""))
 	case kindPre:
 		lines := strings.Split(e.text, "\n")
 		for i, l := range lines {
@@ -127,13 +127,13 @@ func (c *conversation) renderEntry(e *entry, width int) string {
 		}
 		return strings.Join(lines, "\n")
 	default:
-		return ansi.Wrap(e.text, width, "")
+		return ansi.Wrap(client.TerminalSafe(e.text), width, "")
 	}
 }
 
-// toolLine is the compact line under an answer for one tool run:
+// toolLine is the compact line under an answer for one tool run, at most width cells:
 // "✓ web_search query=go · 812ms · web_search_1763769600123_9f86d081".
-func toolLine(t api.ToolUse) string {
+func toolLine(t api.ToolUse, width int) string {
 	mark := "✓"
 	switch t.Status {
 	case api.StatusError:
@@ -141,19 +141,30 @@ func toolLine(t api.ToolUse) string {
 	case api.StatusDenied:
 		mark = "⊘"
 	}
-	parts := []string{mark + " " + client.Visible(t.ToolName) + " " + shortArgs(t.Arguments, 40)}
+	head := "  " + mark + " " + client.Visible(t.ToolName) + " "
+	var tail []string
 	if t.Status == api.StatusDenied {
-		parts = append(parts, "denied")
+		tail = append(tail, "denied")
 	} else {
-		parts = append(parts, fmt.Sprintf("%dms", t.DurationMS))
+		tail = append(tail, fmt.Sprintf("%dms", t.DurationMS))
 	}
 	if t.ExecutionID != "" {
-		parts = append(parts, client.Visible(t.ExecutionID))
+		tail = append(tail, client.Visible(t.ExecutionID))
 	}
+	// The execution id is what the answer cites and a reader checks, so on a narrow
+	// terminal the arguments give way first; the error may be cut at the end.
+	room := width - ansi.StringWidth(head) - ansi.StringWidth(" · "+strings.Join(tail, " · "))
+	if width <= 0 {
+		room = 40
+	}
+	line := head + shortArgs(t.Arguments, min(40, max(10, room))) + " · " + strings.Join(tail, " · ")
 	if t.Error != "" {
-		parts = append(parts, "error: "+client.Visible(t.Error))
+		line += " · error: " + client.Visible(t.Error)
 	}
-	return "  " + strings.Join(parts, " · ")
+	if width > 0 {
+		line = cutw(line, width)
+	}
+	return line
 }
 
 func shortArgs(raw []byte, n int) string {

@@ -40,6 +40,8 @@ type Options struct {
 type TurnMsg struct {
 	Reply api.TurnReply
 	Err   error
+
+	decided bool // the answer of /chat/approve, so a failure may have left calls pending
 }
 
 // HealthMsg carries the answer of GET /health.
@@ -66,6 +68,8 @@ type SessionsMsg struct {
 type SessionMsg struct {
 	Session api.SessionDetail
 	Err     error
+
+	id string // the session asked for, to name it when it does not exist
 }
 
 // TraceMsg carries the call chain of GET /traces/{id}.
@@ -290,6 +294,7 @@ func (m *Model) send() tea.Cmd {
 	if text == "" {
 		return nil
 	}
+	m.status = "" // the notice belonged to the last command; a stale one misleads
 	if strings.HasPrefix(text, "/") {
 		m.input.Reset()
 		return m.command(text)
@@ -327,9 +332,15 @@ func (m *Model) command(line string) tea.Cmd {
 		m.conv = conversation{md: m.conv.md, st: m.conv.st}
 		m.conv.add(entry{kind: kindNote, text: "New session: your next message starts it."})
 		m.refresh()
-	case "sessions":
-		return m.sessionsCmd()
-	case "resume":
+	case "sessions", "resume":
+		// The running turn's answer would land in the other session's conversation.
+		if m.busy {
+			m.status = "wait for the running turn to finish before switching sessions"
+			return nil
+		}
+		if name == "sessions" {
+			return m.sessionsCmd()
+		}
 		if arg == "" {
 			m.status = "name the session: /resume ID (see /sessions)"
 			return nil
@@ -372,8 +383,12 @@ func (m *Model) turn(msg TurnMsg) tea.Cmd {
 		m.batch = nil
 		m.mode = modeChat
 		m.addError(msg.Err)
-		if errors.Is(msg.Err, client.ErrApprovalPending) && m.sessionID != "" {
+		switch {
+		case errors.Is(msg.Err, client.ErrApprovalPending) && m.sessionID != "":
 			m.conv.add(entry{kind: kindNote, text: "This session waits for approval decisions: /resume " + m.sessionID + " shows them."})
+			m.refresh()
+		case msg.decided && errors.Is(msg.Err, client.ErrUnreachable) && m.sessionID != "":
+			m.conv.add(entry{kind: kindNote, text: "Your decisions may not have reached the server; once it is back, /resume " + m.sessionID + " shows the calls that still wait."})
 			m.refresh()
 		}
 		return nil
@@ -520,6 +535,11 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) sessionAnswer(msg SessionMsg) {
+	if errors.Is(msg.Err, client.ErrSessionNotFound) {
+		// The server's sentence speaks to API callers (omit session_id); say what to do here.
+		m.addError(fmt.Errorf("no session %q on this server; /sessions lists the ones there are", msg.id))
+		return
+	}
 	if msg.Err != nil {
 		m.addError(msg.Err)
 		return
@@ -625,7 +645,7 @@ func (m *Model) noticeLine() string {
 		secs := int(m.now().Sub(m.started).Seconds())
 		return cutw(fmt.Sprintf("%s working… %ds", m.spin.View(), secs), m.width)
 	case m.status != "":
-		return m.styles.err.Render(cutw(m.status, m.width))
+		return m.styles.err.Render(cutw(client.Visible(m.status), m.width))
 	}
 	return ""
 }
@@ -665,7 +685,9 @@ func (m *Model) statusBar() string {
 	if model == "demo" {
 		model = "demo model (offline, no LLM)"
 	}
-	preset, session := m.preset, m.sessionID
+	// The server names these; Visible keeps a hostile one from drawing on the terminal.
+	model = client.Visible(model)
+	preset, session := client.Visible(m.preset), client.Visible(m.sessionID)
 	if preset == "" {
 		preset = "?"
 	}

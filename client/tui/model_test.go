@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -362,7 +363,7 @@ func TestSlashCommands(t *testing.T) {
 	}
 	m.mode, m.batch = modeChat, nil
 	send(t, m, "/resume s_gone")
-	if !strings.Contains(m.conv.render(m.width), "no session with that id") {
+	if !strings.Contains(m.conv.render(m.width), `no session "s_gone" on this server; /sessions lists the ones there are`) {
 		t.Fatal("/resume of an unknown session shows no error")
 	}
 	send(t, m, "/new")
@@ -605,5 +606,109 @@ func TestBurstOfTextIsNeverAKey(t *testing.T) {
 	}
 	if len(srv.Chats()) != 0 {
 		t.Fatal("the word enter sent the message")
+	}
+}
+
+// A notice belongs to the command that caused it: the next command clears it.
+func TestStatusNoticeClearsOnTheNextCommand(t *testing.T) {
+	srv := clienttest.New(t)
+	m := newTestModel(t, srv, 80, 24)
+	send(t, m, "/bogus")
+	if !strings.Contains(m.View(), "unknown command /bogus") {
+		t.Fatalf("no notice:\n%s", m.View())
+	}
+	send(t, m, "/help")
+	if m.status != "" || strings.Contains(m.View(), "unknown command") {
+		t.Fatalf("stale notice %q after /help", m.status)
+	}
+}
+
+// Switching sessions while a turn runs would drop its answer into the other session.
+func TestSessionSwitchWaitsForTheRunningTurn(t *testing.T) {
+	for _, cmd := range []string{"/sessions", "/resume s_7", "/new"} {
+		t.Run(cmd, func(t *testing.T) {
+			srv := clienttest.New(t)
+			srv.Sessions = []api.SessionSummary{{SessionID: "s_7", UpdatedAt: epoch}}
+			srv.Details["s_7"] = api.SessionDetail{SessionID: "s_7"}
+			m := newTestModel(t, srv, 80, 24)
+			m.sessionID, m.busy = "s_1", true
+			send(t, m, cmd)
+			if m.sessionID != "s_1" || m.mode != modeChat || !strings.Contains(m.status, "wait for the running turn") {
+				t.Fatalf("%s while busy: session %q mode %d status %q", cmd, m.sessionID, m.mode, m.status)
+			}
+		})
+	}
+}
+
+// After decisions fail to arrive, the user learns the calls may still wait.
+func TestUnreachableAfterDecisionsPointsToResume(t *testing.T) {
+	srv := clienttest.New(t, twoCalls())
+	m := newTestModel(t, srv, 80, 24)
+	send(t, m, "go")
+	srv.Close()
+	press(t, m, "a")
+	if conv := strings.ReplaceAll(m.conv.render(m.width), "\n", " "); !strings.Contains(conv, "/resume s_1 shows the calls that still wait") {
+		t.Fatalf("no hint to resume:\n%s", conv)
+	}
+}
+
+// Text from the server (answers, validation issues, errors, ids) is read, not run:
+// escape sequences and bidi controls in it reach the screen escaped, in every profile.
+func TestServerTextCannotDriveTheTerminal(t *testing.T) {
+	evil := "done\x1b[2J\x1b]0;pwned\x07 see \u202etxt.exe"
+	for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI256} {
+		t.Run(p.Name(), func(t *testing.T) {
+			ans := clienttest.Final("s_1"+evil, evil,
+				api.ToolUse{ToolName: "read_file", Arguments: json.RawMessage(`{"path":"a"}`), Status: "error", Error: evil})
+			ans.Validation = api.Validation{Valid: false, Issues: []string{evil}}
+			srv := clienttest.New(t, ans)
+			srv.Model = "m" + evil
+			m := newTestModelProfile(t, srv, 120, 40, p)
+			send(t, m, "hi")
+			m.addError(errors.New(evil))
+			m.status = evil
+			v := m.View() + m.conv.render(m.width)
+			for _, bad := range []string{"\x1b[2J", "\x1b]0;", "\x07", "\u202e"} {
+				if strings.Contains(v, bad) {
+					t.Errorf("screen holds raw %q", bad)
+				}
+			}
+			if !strings.Contains(ansi.Strip(v), `\x1b[2J`) || !strings.Contains(ansi.Strip(v), `\u202etxt.exe`) {
+				t.Errorf("the escapes are not shown as text:\n%s", ansi.Strip(v))
+			}
+		})
+	}
+}
+
+// The tool line keeps its execution id whole at 80 columns: the arguments give way.
+func TestToolLineKeepsTheExecutionID(t *testing.T) {
+	id := "write_file_1795309180504_18544cab"
+	tests := []struct {
+		name  string
+		use   api.ToolUse
+		width int
+		want  []string
+	}{
+		{"long arguments at 80", api.ToolUse{ToolName: "write_file", Arguments: json.RawMessage(`{"content":"` + strings.Repeat("long ", 30) + `","path":"a.txt"}`), ExecutionID: id, Status: "ok", DurationMS: 3}, 80,
+			[]string{"  ✓ write_file content=long", "… · 3ms · " + id}},
+		{"short arguments whole", api.ToolUse{ToolName: "list_directory", Arguments: json.RawMessage(`{"path":"."}`), ExecutionID: id, Status: "ok", DurationMS: 12}, 80,
+			[]string{"  ✓ list_directory path=. · 12ms · " + id}},
+		{"denied has no id", api.ToolUse{ToolName: "delete_file", Arguments: json.RawMessage(`{"path":"b"}`), Status: "denied"}, 80,
+			[]string{"  ⊘ delete_file path=b · denied"}},
+		{"error is cut at the end", api.ToolUse{ToolName: "read_file", Arguments: json.RawMessage(`{"path":"b"}`), ExecutionID: id, Status: "error", Error: strings.Repeat("no such file ", 10)}, 80,
+			[]string{"  ✗ read_file path=b · 0ms · " + id + " · error: no such", "…"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := toolLine(tt.use, tt.width)
+			if w := ansi.StringWidth(got); w > tt.width {
+				t.Errorf("line is %d cells, wider than %d: %q", w, tt.width, got)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("line %q lacks %q", got, want)
+				}
+			}
+		})
 	}
 }

@@ -28,7 +28,7 @@ func (p picker) view(width, height int, st styles) string {
 		if s.PendingApproval {
 			pending = " · waiting for approval"
 		}
-		line := fmt.Sprintf("  %s  %s  %s%s", s.SessionID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), client.Visible(s.Title), pending)
+		line := fmt.Sprintf("  %s  %s  %s%s", client.Visible(s.SessionID), s.UpdatedAt.Local().Format("2006-01-02 15:04"), client.Visible(s.Title), pending)
 		if i == p.cursor {
 			line = st.table.Current.Render(cutw("▸"+line[1:], width))
 		} else {
