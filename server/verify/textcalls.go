@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -66,7 +67,15 @@ func ParseTextCalls(text string, known []string) (calls []TextCall, visible stri
 		}
 		end := sc.end(i)
 		if end < 0 {
-			continue
+			// A call whose braces never close is a call all the same; it runs
+			// to the end of its paragraph or code block.
+			if !startsLikeCall(text, i) {
+				continue
+			}
+			end = brokenCallEnd(text, i)
+			if _, ok := brokenJSONCall(text[i:end], known); !ok {
+				continue
+			}
 		}
 		call, ok := parseJSONCall(text[i:end], known)
 		if !ok {
@@ -141,18 +150,40 @@ func parseTagCall(text string, start int, known []string, sc *objectScanner) (Te
 	return call, end, true
 }
 
-// parseJSONCall reads {"name": NAME, "parameters"|"arguments": ...}.
+// parseJSONCall reads {"name": NAME, "parameters"|"arguments": ...}, also in
+// the wrapping of OpenAI's tool_calls ({"type": "function", "function": {...}})
+// and with "tool" or "tool_name" for "name" when that names a registered tool.
+// An object that is not JSON but starts like a call to a registered tool is a
+// call whose error quotes the parse error.
 func parseJSONCall(raw string, known []string) (TextCall, bool) {
-	if !strings.Contains(raw, `"name"`) {
+	if !strings.Contains(raw, `"name"`) && !strings.Contains(raw, `"tool`) {
 		return TextCall{}, false
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(raw), &obj) != nil {
-		return TextCall{}, false
+		return brokenJSONCall(raw, known)
+	}
+	if fn, ok := obj["function"]; ok && !hasAny(obj, "name", "parameters", "arguments") {
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(fn, &inner) != nil {
+			return TextCall{}, false
+		}
+		obj = inner
 	}
 	var name string
 	if json.Unmarshal(obj["name"], &name) != nil || name == "" {
-		return TextCall{}, false
+		// "tool" is also how a reply names the tool of a result it presents
+		// (see claimFromObject), so it counts only for a registered tool and
+		// an object that carries nothing a result has.
+		for _, key := range []string{"tool", "tool_name"} {
+			if json.Unmarshal(obj[key], &name) == nil && slices.Contains(known, name) {
+				break
+			}
+			name = ""
+		}
+		if name == "" || hasAny(obj, "execution_id", "result", "results", "output", "error", "status") {
+			return TextCall{}, false
+		}
 	}
 	args, ok := obj["parameters"]
 	if !ok {
@@ -161,8 +192,11 @@ func parseJSONCall(raw string, known []string) (TextCall, bool) {
 	if !ok {
 		return TextCall{}, false
 	}
-	call := TextCall{Name: name, Raw: raw}
 	args = bytes.TrimSpace(args)
+	if !slices.Contains(known, name) && !plausibleToolName(name, args) {
+		return TextCall{}, false // ordinary JSON, such as a package.json
+	}
+	call := TextCall{Name: name, Raw: raw}
 	var s string
 	switch {
 	case len(args) > 0 && args[0] == '"':
@@ -183,6 +217,65 @@ func parseJSONCall(raw string, known []string) (TextCall, bool) {
 		call.Err = unknownTool(name, known)
 	}
 	return call, true
+}
+
+// plausibleToolName reports whether an unregistered name with these arguments
+// still reads as a tool call (which then gets the list of available tools): a
+// name like run_speed_test with an object or string of arguments. "@scope/pkg"
+// or an array of arguments is ordinary JSON.
+func plausibleToolName(name string, args json.RawMessage) bool {
+	if len(args) == 0 || (args[0] != '{' && args[0] != '"' && !bytes.Equal(args, []byte("null"))) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !isWordByte(name[i]) && name[i] != '-' {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// brokenCallPrefix is how a call to a registered tool starts when the rest of
+// the object is not JSON.
+var brokenCallPrefix = regexp.MustCompile(`^\{\s*"(?:name|tool|tool_name)"\s*:\s*"([A-Za-z0-9_-]+)"\s*,\s*"(?:parameters|arguments)"\s*:`)
+
+// brokenJSONCall returns the call of raw, an object that does not parse but
+// starts like a call to a registered tool, with the parse error as its error.
+func brokenJSONCall(raw string, known []string) (TextCall, bool) {
+	m := brokenCallPrefix.FindStringSubmatch(raw)
+	if m == nil || !slices.Contains(known, m[1]) {
+		return TextCall{}, false
+	}
+	var v any
+	err := json.Unmarshal([]byte(raw), &v)
+	if err == nil {
+		return TextCall{}, false
+	}
+	return TextCall{Name: m[1], Raw: raw, Err: fmt.Sprintf("the call to %s is not valid JSON: %v; write it as {\"name\": \"%s\", \"arguments\": {...}}", m[1], err, m[1])}, true
+}
+
+// startsLikeCall is the cheap look before brokenCallEnd: does the object at
+// start open with a "name" or "tool" key?
+func startsLikeCall(text string, start int) bool {
+	rest := text[skipWhitespace(text, start+1):]
+	return strings.HasPrefix(rest, `"name"`) || strings.HasPrefix(rest, `"tool`)
+}
+
+// maxBrokenCall bounds how far a call whose braces never close may reach, so
+// that a reply full of them stays linear.
+const maxBrokenCall = 8 << 10
+
+// brokenCallEnd returns where an object opening at start whose braces never
+// close ends: at the first blank line or code fence after it, else the end.
+func brokenCallEnd(text string, start int) int {
+	window := text[start:min(len(text), start+maxBrokenCall)]
+	end := start + len(window)
+	for _, stop := range []string{"\n\n", "\n```", "\n~~~"} {
+		if k := strings.Index(window, stop); k >= 0 {
+			end = min(end, start+k)
+		}
+	}
+	return end
 }
 
 // argumentsObject checks that body is one JSON object and returns it compacted.

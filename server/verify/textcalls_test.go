@@ -122,6 +122,45 @@ func TestParseTextCalls(t *testing.T) {
 			visible: "```\nsome code\n\n```",
 		},
 		{
+			name:    "bad JSON in the JSON syntax",
+			text:    `{"name": "read_file", "parameters": {"path": }}`,
+			calls:   []call{{"read_file", ``, "the call to read_file is not valid JSON: invalid character '}'"}},
+			visible: "",
+		},
+		{
+			name:    "JSON syntax whose braces never close",
+			text:    "On it.\n{\"name\": \"web_search\", \"arguments\": {\"query\": \"go\"}\n\nMore soon.",
+			calls:   []call{{"web_search", ``, "the call to web_search is not valid JSON: unexpected end of JSON input"}},
+			visible: "On it.\n\nMore soon.",
+		},
+		{
+			name:    "broken JSON naming no registered tool is left alone",
+			text:    `{"name": "Ada", "arguments": [1,}`,
+			visible: `{"name": "Ada", "arguments": [1,}`,
+		},
+		{
+			name:    "OpenAI tool_calls shape",
+			text:    `{"type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"a.txt\"}"}}`,
+			calls:   []call{{"read_file", `{"path":"a.txt"}`, ""}},
+			visible: "",
+		},
+		{
+			name:    "tool key naming a registered tool",
+			text:    `{"tool": "list_directory", "parameters": {"path": "."}}`,
+			calls:   []call{{"list_directory", `{"path":"."}`, ""}},
+			visible: "",
+		},
+		{
+			name:    "tool key with a result is a claim, not a call",
+			text:    `{"tool": "web_search", "parameters": {"query": "go"}, "result": "none"}`,
+			visible: `{"tool": "web_search", "parameters": {"query": "go"}, "result": "none"}`,
+		},
+		{
+			name:    "package.json is no call",
+			text:    `{"name": "@acme/app", "arguments": {"a": 1}} and {"name": "app", "arguments": ["--fast"]}`,
+			visible: `{"name": "@acme/app", "arguments": {"a": 1}} and {"name": "app", "arguments": ["--fast"]}`,
+		},
+		{
 			name:    "tag-like prose is no call",
 			text:    "Use <tool:NAME> syntax like <tool:> or <tool:x y>.",
 			visible: "Use <tool:NAME> syntax like <tool:> or <tool:x y>.",
