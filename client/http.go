@@ -105,9 +105,11 @@ type Client struct {
 	baseURL string
 	token   string
 	hc      *http.Client
-	// TokenFile is where the token was (or would have been) found; it is named in the
-	// message of a 401 so the user knows what to fix.
+	// TokenFile is where the token was (or would have been) found, and TokenFrom where
+	// it came from ("--token", "AILAB_TOKEN", the file, or empty when none was found);
+	// the message of a 401 names both so the user knows what to fix.
 	TokenFile string
+	TokenFrom string
 }
 
 // New returns a Client for the server at baseURL (e.g. http://127.0.0.1:8080) that
@@ -302,12 +304,25 @@ func (c *Client) answerError(status int, data []byte) error {
 	}
 	e.kind = sentinelFor(e.Code, status)
 	if errors.Is(e.kind, ErrUnauthorized) {
-		where := "<state_dir>/token"
-		if c.TokenFile != "" {
-			where = c.TokenFile
-		}
-		e.Message = fmt.Sprintf("the server refused the token (%s); ai-server writes its token to %s: pass --token or set AILAB_TOKEN if it lives elsewhere",
-			strings.TrimRight(e.Message, "."), where)
+		e.Message = c.refusedToken()
 	}
 	return e
+}
+
+// refusedToken is the sentence for a 401: which token was refused and where the right
+// one is. The server's own message is left out: it speaks of headers, not of flags.
+func (c *Client) refusedToken() string {
+	file := c.TokenFile
+	if file == "" {
+		file = "<state_dir>/token"
+	}
+	switch c.TokenFrom {
+	case "":
+		return fmt.Sprintf("the server refused the token: none was given and %s does not exist; "+
+			"pass --token or set AILAB_TOKEN, or --state-dir if ai-server keeps its state elsewhere", file)
+	case "--token", "AILAB_TOKEN":
+		return fmt.Sprintf("the server refused the token given by %s; ai-server writes the right one to %s", c.TokenFrom, file)
+	}
+	return fmt.Sprintf("the server refused the token read from %s, so it belongs to another ai-server; "+
+		"pass the right one with --token or AILAB_TOKEN, or --state-dir to that server's state folder", c.TokenFrom)
 }

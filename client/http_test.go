@@ -56,17 +56,28 @@ func TestErrorCodesMapToSentinels(t *testing.T) {
 }
 
 func TestUnauthorizedNamesTheTokenFile(t *testing.T) {
-	srv := clienttest.New(t)
-	c := client.New(srv.URL, "wrong", nil)
-	c.TokenFile = "/state/ai-lab/token"
-	_, err := c.Sessions(context.Background())
-	if !errors.Is(err, client.ErrUnauthorized) {
-		t.Fatalf("err = %v, want ErrUnauthorized", err)
+	tests := []struct {
+		name, token, from string
+		want              string
+	}{
+		{"none found", "", "", "the server refused the token: none was given and /state/ai-lab/token does not exist; pass --token or set AILAB_TOKEN, or --state-dir if ai-server keeps its state elsewhere"},
+		{"from the flag", "wrong", "--token", "the server refused the token given by --token; ai-server writes the right one to /state/ai-lab/token"},
+		{"from the environment", "wrong", "AILAB_TOKEN", "the server refused the token given by AILAB_TOKEN; ai-server writes the right one to /state/ai-lab/token"},
+		{"from the file", "stale", "/state/ai-lab/token", "the server refused the token read from /state/ai-lab/token, so it belongs to another ai-server; pass the right one with --token or AILAB_TOKEN, or --state-dir to that server's state folder"},
 	}
-	for _, want := range []string{"the server refused the token", "/state/ai-lab/token", "--token", "AILAB_TOKEN"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("message %q lacks %q", err, want)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := clienttest.New(t)
+			c := client.New(srv.URL, tt.token, nil)
+			c.TokenFile, c.TokenFrom = "/state/ai-lab/token", tt.from
+			_, err := c.Sessions(context.Background())
+			if !errors.Is(err, client.ErrUnauthorized) {
+				t.Fatalf("err = %v, want ErrUnauthorized", err)
+			}
+			if err.Error() != tt.want {
+				t.Fatalf("message\n%q\nwant\n%q", err, tt.want)
+			}
+		})
 	}
 }
 

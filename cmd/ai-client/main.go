@@ -152,7 +152,7 @@ func connect(ctx context.Context, o options, getenv func(string) string) (connec
 		return connection{}, err
 	}
 	c := client.New(o.server, ts.Token, nil)
-	c.TokenFile = ts.File
+	c.TokenFile, c.TokenFrom = ts.File, ts.From
 	return connection{Client: c}, nil
 }
 
