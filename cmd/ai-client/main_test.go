@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,6 +23,18 @@ func TestRunExitCodes(t *testing.T) {
 	dead := "http://" + l.Addr().String()
 	l.Close()
 	home := t.TempDir()
+	// Where ai-server writes its token (CONTRACT section 2), found without --token.
+	state := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(state, "ai-lab"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, "ai-lab", "token"), []byte(clienttest.Token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	explicit := t.TempDir()
+	if err := os.WriteFile(filepath.Join(explicit, "token"), []byte(clienttest.Token), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name      string
@@ -34,7 +48,11 @@ func TestRunExitCodes(t *testing.T) {
 		{"one-shot with ask", []string{"--server", "$SERVER", "--token", clienttest.Token, "-p", "write it"}, nil, "y\n", 0, "Wrote a.txt.\n", "Approve write_file(path=a.txt, content=hi)?"},
 		{"server and token from env", []string{"-p", "write it", "--approve", "all"}, map[string]string{"AILAB_SERVER": "$SERVER", "AILAB_TOKEN": clienttest.Token}, "", 0, "Wrote a.txt.\n", ""},
 		{"unreachable server", []string{"--server", dead, "-p", "hi"}, map[string]string{"HOME": home}, "", 1, "", "ai-client: cannot reach ai-server at " + dead + ": connection refused; start it with `ai-server` or try `ai-client --demo`"},
-		{"wrong token", []string{"--server", "$SERVER", "--token", "nope", "-p", "hi"}, nil, "", 1, "", "the server refused the token"},
+		{"token from XDG_STATE_HOME/ai-lab/token", []string{"--server", "$SERVER", "-p", "write it", "--approve", "all"}, map[string]string{"XDG_STATE_HOME": state}, "", 0, "Wrote a.txt.\n", ""},
+		{"token from --state-dir", []string{"--server", "$SERVER", "--state-dir", explicit, "-p", "write it", "--approve", "all"}, nil, "", 0, "Wrote a.txt.\n", ""},
+		{"--token wins over the file", []string{"--server", "$SERVER", "--token", "nope", "-p", "hi"}, map[string]string{"XDG_STATE_HOME": state}, "", 1, "", "the server refused the token given by --token; ai-server writes the right one to " + filepath.Join(state, "ai-lab", "token")},
+		{"AILAB_TOKEN wins over the file", []string{"--server", "$SERVER", "-p", "hi"}, map[string]string{"XDG_STATE_HOME": state, "AILAB_TOKEN": "nope"}, "", 1, "", "the server refused the token given by AILAB_TOKEN"},
+		{"no token anywhere", []string{"--server", "$SERVER", "-p", "hi"}, map[string]string{"XDG_STATE_HOME": home}, "", 1, "", "the server refused the token: none was given and " + filepath.Join(home, "ai-lab", "token") + " does not exist"},
 		{"bad --approve", []string{"-p", "hi", "--approve", "maybe"}, nil, "", 2, "", "--approve must be ask, all or none"},
 		{"--json without -p", []string{"--json"}, nil, "", 2, "", "only go with -p"},
 		{"empty -p", []string{"-p", "  "}, nil, "", 2, "", "-p needs a message"},
