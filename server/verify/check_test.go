@@ -221,7 +221,7 @@ func TestMessages(t *testing.T) {
 		{Code: CodeAnnouncedNotCalled, Message: "the reply announces read_webpage (\"I will read that page\") but ends the turn without calling it", Tool: "read_webpage"},
 	}
 	re := RepromptMessage(issues)
-	for _, w := range []string{issues[0].Message, issues[1].Message, "Call the read_webpage tool now", "do not describe", "Cite only execution ids"} {
+	for _, w := range []string{issues[0].Message, issues[1].Message, "Call the read_webpage tool now", "<tool:read_webpage>", "do not describe", "Cite only execution ids"} {
 		if !strings.Contains(re, w) {
 			t.Errorf("RepromptMessage lacks %q:\n%s", w, re)
 		}

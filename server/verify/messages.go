@@ -23,7 +23,7 @@ func RepromptMessage(issues []Issue) string {
 	}
 	b.WriteString("\n")
 	for _, t := range announced {
-		fmt.Fprintf(&b, "You said you would use %s but made no tool call. Call the %s tool now with a real tool call; do not describe calling it or write its result yourself.\n", t, t)
+		fmt.Fprintf(&b, "You said you would use %s but made no tool call. Call the %s tool now with a real tool call (if you cannot call tools natively, write <tool:%s>{...arguments...}</tool>); do not describe calling it or write its result yourself.\n", t, t, t)
 	}
 	if claims {
 		b.WriteString("Cite only execution ids that tool results in this conversation gave you, for the tool that produced them, and never present a failed or invented run as a result. If you need data you do not have, call the tool; otherwise answer without claiming tool results.\n")
