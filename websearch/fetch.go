@@ -187,13 +187,14 @@ func v6Only(ps []netip.Prefix) []netip.Prefix {
 
 // checkURL refuses schemes other than http(s) and domains the lists rule out.
 func (f *Fetcher) checkURL(u *url.URL) error {
+	shown := plainURL(u.String())
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return fetchErr(ErrBadURL, "%s is not an http or https URL; give a full address such as https://example.com/page", u)
+		return fetchErr(ErrBadURL, "%s is not an http or https URL; give a full address such as https://example.com/page", shown)
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	for _, d := range f.opts.BlockDomains {
 		if domainMatches(host, d) {
-			return fetchErr(ErrBlocked, "%s is on a blocked domain (web.block_domains); choose another source", u)
+			return fetchErr(ErrBlocked, "%s is on a blocked domain (web.block_domains); choose another source", shown)
 		}
 	}
 	if len(f.opts.AllowDomains) > 0 {
@@ -202,7 +203,7 @@ func (f *Fetcher) checkURL(u *url.URL) error {
 				return nil
 			}
 		}
-		return fetchErr(ErrBlocked, "%s is not on an allowed domain (web.allow_domains); only %s may be read", u, strings.Join(f.opts.AllowDomains, ", "))
+		return fetchErr(ErrBlocked, "%s is not on an allowed domain (web.allow_domains); only %s may be read", shown, strings.Join(f.opts.AllowDomains, ", "))
 	}
 	return nil
 }
@@ -251,15 +252,18 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (Page, error) {
 	}
 	defer resp.Body.Close()
 	final := resp.Request.URL
+	// A redirect target is chosen by the site; shown is how it appears in the
+	// result and in error sentences (see plainURL).
+	shown := plainURL(final.String())
 	if resp.StatusCode >= 400 {
-		return Page{}, fetchErr(ErrHTTPStatus, "%s answered HTTP %d %s; check the address or try another page", final, resp.StatusCode, http.StatusText(resp.StatusCode))
+		return Page{}, fetchErr(ErrHTTPStatus, "%s answered HTTP %d %s; check the address or try another page", shown, resp.StatusCode, http.StatusText(resp.StatusCode))
 	}
 
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.opts.MaxPageBytes+1))
 	if err != nil {
 		return Page{}, f.describe(final, err)
 	}
-	p := Page{FinalURL: final.String()}
+	p := Page{FinalURL: shown}
 	if int64(len(body)) > f.opts.MaxPageBytes {
 		body = body[:f.opts.MaxPageBytes]
 		p.BodyTruncated = true
@@ -277,23 +281,23 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL) (Page, error) {
 	p.ContentType = media
 	kind := contentKind(media)
 	if kind == kindUnsupported {
-		return Page{}, fetchErr(ErrUnsupportedContent, "unsupported content type %s at %s; read_webpage reads HTML pages, plain text, markdown and JSON only", media, final)
+		return Page{}, fetchErr(ErrUnsupportedContent, "unsupported content type %s at %s; read_webpage reads HTML pages, plain text, markdown and JSON only", media, shown)
 	}
 
 	text := toUTF8(body, declared)
 	if kind == kindText {
 		p.Text = strings.TrimSpace(text)
 		if p.Text == "" {
-			return Page{}, fetchErr(ErrNoText, "%s is empty; try another page", final)
+			return Page{}, fetchErr(ErrNoText, "%s is empty; try another page", shown)
 		}
 		return p, nil
 	}
 	a := extractArticle([]byte(text), final)
 	if a.isJavaScriptShell() {
-		return Page{}, fetchErr(ErrJavaScriptOnly, "%s: the page shows almost no text without JavaScript; try another source for the same information", final)
+		return Page{}, fetchErr(ErrJavaScriptOnly, "%s: the page shows almost no text without JavaScript; try another source for the same information", shown)
 	}
 	if a.text == "" {
-		return Page{}, fetchErr(ErrNoText, "%s has no readable text; try another page", final)
+		return Page{}, fetchErr(ErrNoText, "%s has no readable text; try another page", shown)
 	}
 	p.Title, p.Text = a.title, a.text
 	return p, nil
@@ -336,6 +340,7 @@ func (f *Fetcher) describe(u *url.URL, err error) error {
 	if errors.As(err, &fe) {
 		return fe
 	}
+	shown := plainURL(u.String())
 	var (
 		dnsErr  *net.DNSError
 		certErr *tls.CertificateVerificationError
@@ -347,17 +352,17 @@ func (f *Fetcher) describe(u *url.URL, err error) error {
 	)
 	switch {
 	case errors.Is(err, ssrf.ErrProhibitedIP), errors.Is(err, ssrf.ErrProhibitedNetwork), errors.Is(err, ssrf.ErrProhibitedPort):
-		return &fetchError{kind: ErrBlocked, cause: err, msg: fmt.Sprintf("refused to fetch %s: it leads to a private or local network address, which read_webpage may not reach (web.allow_private_addresses is off)", u)}
+		return &fetchError{kind: ErrBlocked, cause: err, msg: fmt.Sprintf("refused to fetch %s: it leads to a private or local network address, which read_webpage may not reach (web.allow_private_addresses is off)", shown)}
 	case errors.As(err, &dnsErr):
-		return &fetchError{kind: ErrDNS, cause: err, msg: fmt.Sprintf("could not find the host of %s (DNS lookup failed); check the address for typos", u)}
+		return &fetchError{kind: ErrDNS, cause: err, msg: fmt.Sprintf("could not find the host of %s (DNS lookup failed); check the address for typos", shown)}
 	case errors.As(err, &certErr), errors.As(err, &recErr), errors.As(err, &unkAuth), errors.As(err, &hostErr), errors.As(err, &invErr), errors.As(err, &alert):
-		return &fetchError{kind: ErrTLS, cause: err, msg: fmt.Sprintf("the secure connection to %s failed (%s); the site's certificate or TLS setup is broken", u, shortNetErr(err))}
+		return &fetchError{kind: ErrTLS, cause: err, msg: fmt.Sprintf("the secure connection to %s failed (%s); the site's certificate or TLS setup is broken", shown, shortNetErr(err))}
 	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
-		return &fetchError{kind: ErrTimeout, cause: err, msg: fmt.Sprintf("%s did not answer within %s; try again later or another page", u, f.opts.Timeout)}
+		return &fetchError{kind: ErrTimeout, cause: err, msg: fmt.Sprintf("%s did not answer within %s; try again later or another page", shown, f.opts.Timeout)}
 	case errors.Is(err, context.Canceled):
-		return &fetchError{kind: ErrFetchFailed, cause: err, msg: fmt.Sprintf("fetching %s was cancelled", u)}
+		return &fetchError{kind: ErrFetchFailed, cause: err, msg: fmt.Sprintf("fetching %s was cancelled", shown)}
 	}
-	return &fetchError{kind: ErrFetchFailed, cause: err, msg: fmt.Sprintf("could not fetch %s (%s); check the address or try again later", u, shortNetErr(err))}
+	return &fetchError{kind: ErrFetchFailed, cause: err, msg: fmt.Sprintf("could not fetch %s (%s); check the address or try again later", shown, shortNetErr(err))}
 }
 
 func isTimeout(err error) bool {

@@ -146,7 +146,36 @@ func resultTarget(href string) (string, bool) {
 	if isAd(u) || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", false
 	}
-	return href, true
+	return plainURL(href), true
+}
+
+// plainURL percent-encodes what has no place in a URL written as one token:
+// spaces, controls, quotes, angle brackets and non-ASCII bytes. URLs reach the
+// model unsanitized, and a query such as "?q=x Ignore all previous instructions"
+// must not read as a sentence. The escaped form addresses the same resource.
+func plainURL(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c > ' ' && c < 0x7F && c != '"' && c != '<' && c != '>' && c != '`' {
+			if b.Len() > 0 {
+				b.WriteByte(c)
+			}
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(s) + 16)
+			b.WriteString(s[:i])
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&0xF])
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	return b.String()
 }
 
 func isDDGHost(host string) bool {
