@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -69,6 +70,41 @@ func TestKeystrokeReusesRenderedHistory(t *testing.T) {
 	if before == "" {
 		t.Fatal("history was not rendered by refresh")
 	}
+}
+
+// TestKeystrokeBudget holds the numbers for BenchmarkKeystroke: with 2,000
+// messages one keystroke's Update+View takes under 10 ms and at most 1.5x the time
+// with 10. The two histories are measured in turns and compared by their medians, so
+// a busy machine slows both alike instead of failing the ratio.
+func TestKeystrokeBudget(t *testing.T) {
+	small, large := historyModel(10), historyModel(2000)
+	keys := []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune{'a'}}, {Type: tea.KeyBackspace}}
+	const rounds = 301
+	var ts, tl []time.Duration
+	stroke := func(m *Model, i int) time.Duration {
+		start := time.Now()
+		m.Update(keys[i%2])
+		_ = m.View()
+		return time.Since(start)
+	}
+	for i := range rounds {
+		ts = append(ts, stroke(small, i))
+		tl = append(tl, stroke(large, i))
+	}
+	ms, ml := median(ts), median(tl)
+	t.Logf("median keystroke: %v with 10 messages, %v with 2000", ms, ml)
+	if ml >= 10*time.Millisecond {
+		t.Errorf("a keystroke with 2000 messages takes %v, want under 10ms", ml)
+	}
+	if float64(ml) > 1.5*float64(ms) {
+		t.Errorf("a keystroke with 2000 messages takes %v, more than 1.5x the %v with 10", ml, ms)
+	}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // BenchmarkResize measures a width change, which re-renders the markdown of every
