@@ -247,6 +247,36 @@ func TestSearchRateLimitStatusesNeitherRetryNorFallBack(t *testing.T) {
 	}
 }
 
+// TestSearchBotCheckPage covers the anomaly page served with status 200: it is rate
+// limiting wherever it shows up, is never retried and never reported as no results.
+func TestSearchBotCheckPage(t *testing.T) {
+	tests := []struct {
+		name               string
+		html, lite         canned
+		wantHTML, wantLite int
+	}{
+		{name: "on the html endpoint: no fallback", html: canned{200, nil}, lite: canned{200, nil}, wantHTML: 1, wantLite: 0},
+		{name: "on the lite fallback after an html failure", html: canned{500, []byte("oops")}, lite: canned{200, nil}, wantHTML: 1, wantLite: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			anomaly := fixture(t, "lite-anomaly-captcha.html")
+			if tt.html.status == 200 {
+				tt.html.body = anomaly
+			}
+			tt.lite.body = anomaly
+			d := newDDGServer(t, map[string]canned{"/html/": tt.html, "/lite/": tt.lite})
+			_, err := testSearcher(d, newFakeClock(), nil).Search(context.Background(), "weather", 5)
+			if !errors.Is(err, ErrRateLimited) || errors.Is(err, ErrNoResults) {
+				t.Fatalf("err = %v, want ErrRateLimited", err)
+			}
+			if d.count("/html/") != tt.wantHTML || d.count("/lite/") != tt.wantLite {
+				t.Errorf("requests html %d, lite %d; want %d, %d", d.count("/html/"), d.count("/lite/"), tt.wantHTML, tt.wantLite)
+			}
+		})
+	}
+}
+
 func TestSearchSendsForm(t *testing.T) {
 	tests := []struct {
 		name       string
