@@ -53,6 +53,9 @@ tmux capture-pane -p -t "$session" | grep -qF "write_file" || fail "the approval
 tmux send-keys -t "$session" y
 wait_for "✓ approved write_file"
 wait_for "✓ write_file"
+# The demo model's answer reports the write, and the validation line sits under it.
+wait_for "wrote"
+wait_for "verified"
 
 file="$tmp/run/workspace/hello.txt"
 [[ -f "$file" ]] || fail "$file was not created"
