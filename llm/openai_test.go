@@ -144,6 +144,8 @@ func TestOpenAIRetriesTransientFailures(t *testing.T) {
 	}{
 		{"429 then success", []llmtest.Step{llmtest.Status(429, `{"error":{"message":"slow down"}}`), llmtest.Text("ok")}},
 		{"503 twice then success", []llmtest.Step{llmtest.Status(503, "busy"), llmtest.Status(502, "bad gateway"), llmtest.Text("ok")}},
+		{"connection reset then success", []llmtest.Step{llmtest.Reset(), llmtest.Text("ok")}},
+		{"reset then 500 then success", []llmtest.Step{llmtest.Reset(), llmtest.Status(500, ""), llmtest.Text("ok")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,6 +204,12 @@ func TestOpenAIErrors(t *testing.T) {
 			steps: []llmtest.Step{llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`), llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`), llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`)},
 			opts:  llm.OpenAIOptions{MaxRetries: 2},
 			want:  "the model answered 500: CUDA out of memory", kind: llm.KindStatus, status: 500, requests: 3,
+		},
+		{
+			name:  "a connection reset every time gives up after the retries",
+			steps: []llmtest.Step{llmtest.Reset(), llmtest.Reset(), llmtest.Reset()},
+			opts:  llm.OpenAIOptions{MaxRetries: 2},
+			want:  "cannot reach the model at {URL} (connection reset): start the model server or set llm.base_url", kind: llm.KindUnreachable, requests: 3,
 		},
 		{
 			name:  "plain text 500 body is quoted on one line",

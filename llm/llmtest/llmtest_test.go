@@ -213,6 +213,7 @@ func TestProvider(t *testing.T) {
 	p := NewProvider(rec,
 		Calls(Call("call_1", "write_file", `{"path":"a.txt","content":"x"}`)),
 		Status(503, "overloaded"),
+		Reset(),
 		Func(func(req Request) Step { return Text("you said " + req.LastUser()) }),
 	)
 	msgs := []llm.Message{{Role: llm.RoleUser, Content: "go"}}
@@ -226,8 +227,9 @@ func TestProvider(t *testing.T) {
 	}{
 		{name: "calls", want: llm.Message{Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "write_file", Arguments: `{"path":"a.txt","content":"x"}`}}}},
 		{name: "status", wantKind: llm.KindStatus, wantErr: "the model answered 503: overloaded"},
+		{name: "reset", wantKind: llm.KindUnreachable, wantErr: "cannot reach the model at llmtest (connection reset): start the model server or set llm.base_url"},
 		{name: "func", want: llm.Message{Role: "assistant", Content: "you said go"}},
-		{name: "exhausted", wantKind: llm.KindStatus, wantErr: "the model answered 500: llmtest: script exhausted: request 4 arrived but the script has only 3 steps"},
+		{name: "exhausted", wantKind: llm.KindStatus, wantErr: "the model answered 500: llmtest: script exhausted: request 5 arrived but the script has only 4 steps"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -246,7 +248,7 @@ func TestProvider(t *testing.T) {
 	}
 	msgs[0].Content = "changed later"
 	reqs := p.Requests()
-	if len(reqs) != 4 || reqs[0].LastUser() != "go" || !reflect.DeepEqual(reqs[0].ToolNames(), []string{"write_file"}) {
+	if len(reqs) != 5 || reqs[0].LastUser() != "go" || !reflect.DeepEqual(reqs[0].ToolNames(), []string{"write_file"}) {
 		t.Errorf("recorded requests = %+v", reqs)
 	}
 	if fails := rec.failures(); len(fails) != 1 || !strings.Contains(fails[0], "script exhausted") {

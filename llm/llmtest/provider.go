@@ -94,6 +94,9 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request) (llm.Message, 
 		case <-timer:
 		}
 	}
+	if step.reset {
+		return llm.Message{}, &llm.Error{Kind: llm.KindUnreachable, Message: "cannot reach the model at llmtest (connection reset): start the model server or set llm.base_url"}
+	}
 	if step.reply == nil {
 		return llm.Message{}, &llm.Error{
 			Kind:    llm.KindStatus,

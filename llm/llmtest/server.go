@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -120,6 +121,10 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	if !s.wait(r, step) {
 		return
 	}
+	if step.reset {
+		s.hangUp(w)
+		return
+	}
 	for k, v := range step.header {
 		w.Header().Set(k, v)
 	}
@@ -154,6 +159,20 @@ func (s *Server) wait(r *http.Request, step Step) bool {
 		}
 	}
 	return true
+}
+
+// hangUp closes the connection at once with an RST (SO_LINGER 0), so the
+// client sees "connection reset by peer" rather than a clean close.
+func (s *Server) hangUp(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		s.t.Errorf("llmtest: cannot drop the connection: %v", err)
+		return
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	_ = conn.Close()
 }
 
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {

@@ -43,13 +43,14 @@ func (r Request) ToolNames() []string {
 }
 
 // A Step is what the fake does with one request: answer a message, answer an HTTP
-// error status, stall, or decide from the request. Build Steps with Text, Calls,
-// Reply, Status, Stall and Func.
+// error status, stall, drop the connection, or decide from the request. Build
+// Steps with Text, Calls, Reply, Status, Stall, Reset and Func.
 type Step struct {
 	reply  *llm.Message
 	status int
 	body   string
 	stall  bool
+	reset  bool
 	delay  time.Duration
 	header map[string]string
 	fn     func(Request) Step
@@ -99,6 +100,11 @@ func Status(code int, body string) Step {
 // Stall never answers: the server holds the request until the client gives up or
 // the server closes; the Provider blocks until the context ends. For timeout tests.
 func Stall() Step { return Step{stall: true} }
+
+// Reset drops the connection without an answer, as a crashing or overloaded
+// server does: the client sees a connection reset. The in-process Provider
+// returns an *llm.Error of kind llm.KindUnreachable instead.
+func Reset() Step { return Step{reset: true} }
 
 // Delay answers step after waiting d (or until the client gives up).
 func Delay(d time.Duration, step Step) Step {
