@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/ailab/ai-lab/server"
@@ -46,6 +47,9 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(words) != 1 {
 		return usageError(stderr, `search takes one quoted query, e.g. ai-server search "go generics" (got %d arguments)`, len(words))
+	}
+	if strings.TrimSpace(words[0]) == "" {
+		return usageError(stderr, `search needs words to look for, e.g. ai-server search "go generics"`)
 	}
 	if *maxResults < 0 {
 		return usageError(stderr, "--max must be a positive number, not %d", *maxResults)

@@ -73,6 +73,12 @@ func TestSearchAndReadCommands(t *testing.T) {
 			wantErr:  "search takes one quoted query",
 		},
 		{
+			name:     "search with a blank query",
+			args:     []string{"search", "  "},
+			wantCode: exitUsage,
+			wantErr:  "search needs words to look for",
+		},
+		{
 			name:     "search with an unknown flag",
 			args:     []string{"search", "x", "--bogus"},
 			wantCode: exitUsage,
@@ -118,6 +124,9 @@ func TestSearchAndReadCommands(t *testing.T) {
 			}
 			// The lite fallback must never reach the internet from a test.
 			t.Setenv("AILAB_WEB_SEARCH_LITE_ENDPOINT", srv.URL+"/lite-missing/")
+			// Nor may a config file of the person running the tests change the outcome.
+			t.Setenv("AILAB_CONFIG", "")
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 			var stdout, stderr bytes.Buffer
 			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
 			if code != tt.wantCode {
