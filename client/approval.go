@@ -172,8 +172,18 @@ func PrettyArgs(raw json.RawMessage) string {
 	return visibleJSON(buf.String())
 }
 
+// compactArgs is PrettyArgs on one line.
+func compactArgs(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return Visible(string(raw))
+	}
+	return Visible(buf.String())
+}
+
 // ShortArgs renders top-level object arguments as "key=value, key=value" in the
-// order sent, strings unquoted but made visible; anything else is compact JSON.
+// order sent, strings unquoted unless that would be ambiguous, all made visible;
+// anything else is compact JSON.
 func ShortArgs(raw json.RawMessage) string {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -196,6 +206,10 @@ func ShortArgs(raw json.RawMessage) string {
 		}
 		var s string
 		if json.Unmarshal(v, &s) == nil {
+			if !plainValue(s) {
+				// Quoted, so a value cannot pose as more arguments: content="x, path=/etc".
+				s = string(v)
+			}
 			parts = append(parts, Visible(fmt.Sprint(kt))+"="+Visible(s))
 			continue
 		}
@@ -207,6 +221,12 @@ func ShortArgs(raw json.RawMessage) string {
 		parts = append(parts, Visible(fmt.Sprint(kt))+"="+Visible(buf.String()))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// plainValue reports whether a string argument reads unambiguously without quotes in
+// "key=value, key=value": no separators, quotes or brackets, no space at either end.
+func plainValue(s string) bool {
+	return s != "" && strings.TrimSpace(s) == s && !strings.ContainsAny(s, ",=\"()")
 }
 
 // CallLabel is "tool(key=value, ...)".
@@ -302,9 +322,17 @@ func (b *Batch) table(width int, opt ScreenOptions) string {
 	rows := make([][]string, len(b.Pending))
 	for i, p := range b.Pending {
 		lines := strings.Split(PrettyArgs(p.Arguments), "\n")
-		if opt.MaxArgLines > 0 && len(lines) > opt.MaxArgLines {
-			more := len(lines) - opt.MaxArgLines + 1
-			lines = append(lines[:opt.MaxArgLines-1], fmt.Sprintf("… %d more lines (? shows all)", more))
+		if n := opt.MaxArgLines; n > 0 && len(lines) > n {
+			// Indented JSON does not fit: compact JSON is as exact and far denser.
+			flat := compactArgs(p.Arguments)
+			lines = strings.Split(ansi.Hardwrap(flat, argW, false), "\n")
+			switch {
+			case len(lines) <= n:
+			case n == 1:
+				lines = []string{cut(flat, argW)}
+			default:
+				lines = append(lines[:n-1], "… (? shows all)")
+			}
 		}
 		for j, l := range lines {
 			lines[j] = cut(l, argW)
@@ -331,6 +359,10 @@ func (b *Batch) table(width int, opt ScreenOptions) string {
 			return s.Padding(0, 1)
 		})
 	body := t.String()
+	// A table narrower than its title would cut the title: widen it to fit.
+	if need := ansi.StringWidth(tableTitle) + 3; ansi.StringWidth(strings.SplitN(body, "\n", 2)[0]) < need && need <= width {
+		body = t.Width(need).String()
+	}
 	lines := strings.Split(body, "\n")
 	if len(lines) == 0 {
 		return body

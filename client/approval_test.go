@@ -165,9 +165,43 @@ func TestScreenNeverBreaksTheTable(t *testing.T) {
 }
 
 func TestScreenCapsArgumentLines(t *testing.T) {
-	b := client.NewBatch(clienttest.Pending("s", clienttest.Call("write_file", `{"a":1,"b":2,"c":3,"d":4,"e":5}`, "c")))
-	out := b.Screen(client.ScreenOptions{Width: 80, MaxArgLines: 3, Style: plainStyle()})
-	if !strings.Contains(out, "… 5 more lines (? shows all)") || strings.Contains(out, `"c": 3`) {
-		t.Fatalf("arguments not capped at 3 lines:\n%s", out)
+	long := `{"path":"notes/today.txt","content":"` + strings.Repeat("word ", 60) + `","mode":"append"}`
+	tests := []struct {
+		name     string
+		args     string
+		maxLines int
+		want     []string
+		hidden   []string
+	}{
+		{"fits: indented JSON", `{"a":1,"b":2}`, 4, []string{"{", `"a": 1,`, `"b": 2`}, []string{"…"}},
+		{"too tall: compact JSON", `{"a":1,"b":2,"c":3,"d":4,"e":5}`, 3, []string{`{"a":1,"b":2,"c":3,"d":4,"e":5}`}, []string{"…", `"a": 1,`}},
+		{"too long even compact: cut with a pointer to ?", long, 3, []string{`{"path":"notes/today.txt","content":"word`, "… (? shows all)"}, []string{`"mode"`}},
+		{"one line: compact JSON cut", long, 1, []string{`{"path":"notes/today.txt","content":"word`, "…"}, []string{"? shows all", `"mode"`}},
+		{"no limit: indented JSON", long, 0, []string{`  "mode": "append"`}, []string{"shows all"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := client.NewBatch(clienttest.Pending("s", clienttest.Call("write_file", tt.args, "c")))
+			out := b.Screen(client.ScreenOptions{Width: 80, MaxArgLines: tt.maxLines, Style: plainStyle()})
+			rows := 0
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "│ ") && !strings.Contains(l, "Tool") {
+					rows++
+				}
+			}
+			if tt.maxLines > 0 && rows > tt.maxLines {
+				t.Errorf("%d argument lines, want at most %d:\n%s", rows, tt.maxLines, out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("screen lacks %q:\n%s", w, out)
+				}
+			}
+			for _, h := range tt.hidden {
+				if strings.Contains(out, h) {
+					t.Errorf("screen shows %q:\n%s", h, out)
+				}
+			}
+		})
 	}
 }

@@ -690,7 +690,7 @@ func TestToolLineKeepsTheExecutionID(t *testing.T) {
 		want  []string
 	}{
 		{"long arguments at 80", api.ToolUse{ToolName: "write_file", Arguments: json.RawMessage(`{"content":"` + strings.Repeat("long ", 30) + `","path":"a.txt"}`), ExecutionID: id, Status: "ok", DurationMS: 3}, 80,
-			[]string{"  ✓ write_file content=long", "… · 3ms · " + id}},
+			[]string{`  ✓ write_file content="long long`, "… · 3ms · " + id}},
 		{"short arguments whole", api.ToolUse{ToolName: "list_directory", Arguments: json.RawMessage(`{"path":"."}`), ExecutionID: id, Status: "ok", DurationMS: 12}, 80,
 			[]string{"  ✓ list_directory path=. · 12ms · " + id}},
 		{"denied has no id", api.ToolUse{ToolName: "delete_file", Arguments: json.RawMessage(`{"path":"b"}`), Status: "denied"}, 80,
