@@ -281,6 +281,20 @@ func explicitTool(rest []string, registered []string) (string, bool) {
 // verbTool maps a verb and the words after it to the tool that would do it.
 func verbTool(verb string, after []string) (string, bool) {
 	obj := classify(after)
+	// "do a quick web search", "take a look at the page": the action is in
+	// the noun after a light verb.
+	switch verb {
+	case "do", "doing", "perform", "performing", "run", "running", "conduct", "conducting", "make", "use", "using":
+		if i := nounAt(after, "search", "searches", "lookup"); i >= 0 {
+			return verbTool("search", after[i+1:])
+		}
+	case "take", "taking", "have", "having":
+		if i := nounAt(after, "look"); i >= 0 {
+			return readTool(classify(after[i+1:]))
+		}
+	case "get", "getting", "grab", "grabbing":
+		return readTool(obj)
+	}
 	switch verb {
 	case "search", "searching", "google", "googling", "browse", "browsing":
 		if obj == objFile || obj == objDir {
@@ -327,6 +341,17 @@ func verbTool(verb string, after []string) (string, bool) {
 		return tools.CreateDirectory, true
 	}
 	return "", false
+}
+
+// nounAt returns where one of nouns stands among the first words of a verb's
+// object ("a quick web search"), or -1.
+func nounAt(after []string, nouns ...string) int {
+	for i, w := range after[:min(len(after), 4)] {
+		if slices.Contains(nouns, w) {
+			return i
+		}
+	}
+	return -1
 }
 
 func readTool(obj objectClass) (string, bool) {
