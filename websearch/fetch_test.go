@@ -257,6 +257,15 @@ func TestFetchFailuresNameTheURL(t *testing.T) {
 		case <-time.After(5 * time.Second):
 		}
 	})
+	slowBody := pageServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "the first words arrive, ")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
 	missing := pageServer(t, http.NotFound)
 	tlsSrv := httptest.NewTLSServer(serveBody("text/plain", []byte("hi")))
 	t.Cleanup(tlsSrv.Close)
@@ -267,6 +276,7 @@ func TestFetchFailuresNameTheURL(t *testing.T) {
 		wantText string
 	}{
 		{"slow page times out", slow.URL + "/slow", ErrTimeout, "did not answer within 200ms"},
+		{"slow body times out", slowBody.URL + "/trickle", ErrTimeout, "did not answer within 200ms"},
 		{"404", missing.URL + "/gone", ErrHTTPStatus, "answered HTTP 404 Not Found"},
 		{"untrusted certificate", tlsSrv.URL + "/", ErrTLS, "secure connection"},
 	}

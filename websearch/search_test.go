@@ -569,3 +569,38 @@ func TestResultTargetIsOneToken(t *testing.T) {
 		t.Fatalf("kind %v, results %+v", kind, got)
 	}
 }
+
+// TestSearchHeadersAndNoCookies checks that every request looks like a browser's and
+// that a cookie DuckDuckGo sets for one search is never sent with the next one, which
+// may be another user's.
+func TestSearchHeadersAndNoCookies(t *testing.T) {
+	page := fixture(t, "html-caffeine-sleep.html")
+	var mu sync.Mutex
+	var cookies, agents []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		cookies = append(cookies, r.Header.Get("Cookie"))
+		agents = append(agents, r.Header.Get("User-Agent"))
+		mu.Unlock()
+		http.SetCookie(w, &http.Cookie{Name: "ddg_session", Value: "user-one", Path: "/"})
+		_, _ = w.Write(page)
+	}))
+	t.Cleanup(srv.Close)
+	s := NewSearcher(SearchOptions{Endpoint: srv.URL + "/html/", LiteEndpoint: "-", MinInterval: -1})
+	for _, q := range []string{"first user's query", "second user's query"} {
+		if _, err := s.Search(context.Background(), q, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range cookies {
+		if cookies[i] != "" {
+			t.Errorf("request %d carried cookie %q", i+1, cookies[i])
+		}
+		if agents[i] != BrowserUserAgent {
+			t.Errorf("request %d User-Agent = %q", i+1, agents[i])
+		}
+	}
+	if len(cookies) != 2 {
+		t.Errorf("%d requests, want 2", len(cookies))
+	}
+}
