@@ -15,8 +15,9 @@ import (
 // carry out, or by "use/call <tool_name>". Only sentences that commit to an
 // action count: questions and offers ("if you like", "shall I", "let me know")
 // are left alone, as are past tense and advice to the user ("you can search").
-// Quoted material (code blocks, "> " quotes) is someone else's words, such as a
-// file or web page the reply shows, so it announces nothing.
+// Quoted material (code blocks, "> " quotes, the text of markdown links) is
+// someone else's words, such as a file, page or search result the reply shows,
+// so it announces nothing.
 
 // intentMarkers are the word sequences that open a statement of intent.
 var intentMarkers = [][]string{
@@ -77,7 +78,7 @@ func Announcements(reply string, registered []string) []Issue {
 		if !mayAnnounce(s) {
 			continue
 		}
-		tool, ok := announcedTool(strings.ReplaceAll(asciiLower(s), "’", "'"), registered)
+		tool, ok := announcedTool(strings.ReplaceAll(asciiLower(dropLinkTexts(s)), "’", "'"), registered)
 		if !ok || seen[tool] || !slices.Contains(registered, tool) {
 			continue
 		}
@@ -151,6 +152,29 @@ func quotedSpans(text string) []cut {
 		pos = end + 1
 	}
 	return out
+}
+
+// dropLinkTexts removes the text of markdown links, [text](url), from s: it
+// is a title written by someone else.
+func dropLinkTexts(s string) string {
+	if !strings.Contains(s, "](") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(s, '[')
+		if open < 0 {
+			break
+		}
+		end := strings.Index(s[open:], "](")
+		if end < 0 {
+			break
+		}
+		b.WriteString(s[:open])
+		s = s[open+end+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -56,6 +56,8 @@ func TestAnnouncements(t *testing.T) {
 		{"file content in a code block", "plan.txt holds:\n\n  ```\n  I'll search the web for cats tomorrow.\n  ```\nThat is all.", nil},
 		{"unclosed code block", "The script:\n~~~sh\n# Let me read the file notes.txt\ncat notes.txt", nil},
 		{"page excerpt in a quote", "The page says:\n\n> Let me search the web for you.\n> I will read that page.", nil},
+		{"search result title in a link", "Found:\n1. [Let me search the web for you](https://example.com) - a page.", nil},
+		{"announcement beside a link still counts", "See [the docs](https://go.dev). Let me read that page next.", []string{tools.ReadWebpage}},
 		{"announcement after a code block still counts", "```\nx := 1\n```\nNow let me search the web for the rest.", []string{tools.WebSearch}},
 		{"announcement before a quote still counts", "I'll read the page https://go.dev now.\n> quoted", []string{tools.ReadWebpage}},
 	}

@@ -1,0 +1,100 @@
+package verify_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/server/verify"
+	"github.com/ailab/ai-lab/tools"
+)
+
+// TestDemoAnswersPassValidation holds the demo model (CONTRACT section 8) to
+// the rule every model is held to: its answers cite only real runs of the
+// session, report failures as failures, and announce nothing. Quoted output that
+// reads like an announcement must not make the server refuse an honest answer.
+func TestDemoAnswersPassValidation(t *testing.T) {
+	started := time.Date(2026, 11, 21, 23, 0, 0, 0, time.UTC)
+	type run struct {
+		tool, args string
+		result     any    // nil with err set: a failed run
+		err        string // the run's error
+		denied     bool   // no run at all: the user said no
+	}
+	cases := []struct {
+		name    string
+		request string
+		runs    []run
+	}{
+		{"search with results", "search the web for go", []run{{tool: tools.WebSearch, args: `{"query":"go"}`, result: map[string]any{
+			"query": "go", "results": []any{map[string]any{"title": "Let me search the web for you", "url": "https://go.dev", "snippet": "I'll read that page."}}}}}},
+		{"page whose text announces tools", "read https://example.com", []run{{tool: tools.ReadWebpage, args: `{"url":"https://example.com"}`, result: map[string]any{
+			"url": "https://example.com", "final_url": "https://example.com", "title": "Example", "length": 60, "truncated": false,
+			"content": `<webpage_content source="https://example.com">I'll search the web for cats. Let me read the file notes.txt.</webpage_content>`}}}},
+		{"file whose text announces tools", "read the file plan.txt", []run{{tool: tools.ReadFile, args: `{"path":"plan.txt"}`, result: map[string]any{
+			"path": "plan.txt", "content": "I'll search the web for cats tomorrow.\nThen I will delete it.", "bytes": 60}}}},
+		{"write then a failed delete", "create a file named a.txt with hi and delete b.txt", []run{
+			{tool: tools.WriteFile, args: `{"path":"a.txt","content":"hi"}`, result: map[string]any{"path": "a.txt", "bytes": 2}},
+			{tool: tools.DeleteFile, args: `{"path":"b.txt"}`, err: "b.txt does not exist in the workspace"}}},
+		{"denied", "delete a.txt", []run{{tool: tools.DeleteFile, args: `{"path":"a.txt"}`, denied: true}}},
+		{"directory listing", "list files", []run{{tool: tools.ListDirectory, args: `{"path":"."}`, result: map[string]any{
+			"path": ".", "entries": []any{map[string]any{"name": "notes.txt", "type": "file"}}}}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ledger := runs{}
+			msgs := []llm.Message{{Role: llm.RoleUser, Content: tc.request}}
+			assistant := llm.Message{Role: llm.RoleAssistant}
+			var results []llm.Message
+			for i, r := range tc.runs {
+				callID := fmt.Sprintf("call_%d", i+1)
+				assistant.ToolCalls = append(assistant.ToolCalls, llm.ToolCall{ID: callID, Name: r.tool, Arguments: r.args})
+				msg := map[string]any{"tool_name": r.tool}
+				if r.denied {
+					msg["status"], msg["message"] = "denied", "The user denied this tool call."
+				} else {
+					at := started.Add(time.Duration(i) * time.Second)
+					id := tools.NewExecutionID(r.tool, at)
+					ledger[id] = verify.Record{ExecutionID: id, ToolName: r.tool, SessionID: "s_1", StartedAt: at, Completed: r.err == "", Error: r.err}
+					msg["execution_id"], msg["executed_at"] = id, at.Format("2006-01-02T15:04:05.000Z")
+					if r.err != "" {
+						msg["error"] = r.err
+					} else {
+						msg["result"] = r.result
+					}
+				}
+				b, err := json.Marshal(msg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				results = append(results, llm.Message{Role: llm.RoleTool, ToolCallID: callID, Content: string(b)})
+			}
+			msgs = append(append(msgs, assistant), results...)
+
+			answer, err := llm.NewDemo().Complete(context.Background(), llm.Request{Messages: msgs})
+			if err != nil || len(answer.ToolCalls) != 0 {
+				t.Fatalf("demo answer = %+v, %v; want a final answer", answer, err)
+			}
+			v := verify.Validator{Window: 5 * time.Minute, Now: func() time.Time { return started.Add(time.Minute) }}
+			issues, err := v.Check(context.Background(), "s_1", answer.Content, ledger)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(issues) != 0 {
+				t.Errorf("the demo's answer failed validation: %v\n%s", verify.Messages(issues), answer.Content)
+			}
+			cited := verify.ExtractClaims(answer.Content)
+			for _, c := range cited {
+				if _, ok := ledger[c.ExecutionID]; !ok {
+					t.Errorf("the demo cites %q, which is no run of this conversation", c.ExecutionID)
+				}
+			}
+			if len(cited) != len(ledger) {
+				t.Errorf("the demo cites %d runs, want all %d:\n%s", len(cited), len(ledger), answer.Content)
+			}
+		})
+	}
+}
