@@ -37,6 +37,10 @@ type Once struct {
 	Out       io.Writer // the answer, and nothing else, so scripts can capture it
 	Prompt    io.Writer // the approval tables and questions of ask
 	Width     int       // columns for the tables; <= 0 means 80
+	// Echo repeats each answer read from In after its question. A terminal shows what
+	// was typed by itself; answers piped in would otherwise leave the questions run
+	// together on one line.
+	Echo bool
 }
 
 // ErrInputEnded means stdin closed while ask still needed a decision.
@@ -85,6 +89,12 @@ func (o Once) Run(ctx context.Context, c *Client) error {
 	return err
 }
 
+func (o Once) echo(w io.Writer, answer string) {
+	if o.Echo {
+		fmt.Fprintln(w, Visible(answer))
+	}
+}
+
 // ask prints the batch as a plain table and reads one line per call: y, n, a, d or an
 // empty line for the default y; after n, one more line is the reason (empty: none).
 func (o Once) ask(b *Batch, in *bufio.Scanner) error {
@@ -102,6 +112,7 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 			fmt.Fprintln(w)
 			return ErrInputEnded
 		}
+		o.echo(w, in.Text())
 		switch strings.ToLower(strings.TrimSpace(in.Text())) {
 		case "", "y", "yes":
 			b.Decide(true, "")
@@ -111,6 +122,7 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 			if in.Scan() {
 				reason = strings.TrimSpace(in.Text())
 			}
+			o.echo(w, reason)
 			b.Decide(false, reason)
 		case "a", "all":
 			b.DecideRest(true)

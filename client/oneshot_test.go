@@ -78,6 +78,32 @@ func TestOnceApprovalFlows(t *testing.T) {
 	}
 }
 
+// Answers piped in are echoed after their questions, so the transcript reads as a
+// dialogue instead of questions run together on one line.
+func TestOnceEchoesPipedAnswers(t *testing.T) {
+	tests := []struct {
+		name string
+		echo bool
+		want string
+	}{
+		{"echo", true, "(1 of 2) Approve web_search(query=latest AI, max_results=5)? [y/n/a/d] (y): n\nReason for the model (Enter skips): too broad\n(2 of 2) Approve"},
+		{"terminal echoes by itself", false, "(1 of 2) Approve web_search(query=latest AI, max_results=5)? [y/n/a/d] (y): Reason for the model (Enter skips): (2 of 2) Approve"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := clienttest.New(t, script()...)
+			var out, prompt bytes.Buffer
+			o := client.Once{Message: "do it", Approve: client.ApproveAsk, In: strings.NewReader("n\ntoo broad\ny\ny\n"), Out: &out, Prompt: &prompt, Echo: tt.echo}
+			if err := o.Run(context.Background(), client.New(srv.URL, clienttest.Token, nil)); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if !strings.Contains(prompt.String(), tt.want) {
+				t.Fatalf("prompt output lacks %q:\n%s", tt.want, prompt.String())
+			}
+		})
+	}
+}
+
 func TestOnceJSONPrintsTheFinalChatResponse(t *testing.T) {
 	srv := clienttest.New(t, script()...)
 	var out bytes.Buffer

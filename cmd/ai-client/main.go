@@ -116,7 +116,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if o.oneShot {
 		once := client.Once{
 			Message: o.message, SessionID: o.session, Approve: o.approve, JSON: o.json,
-			In: stdin, Out: stdout, Prompt: stderr,
+			In: stdin, Out: stdout, Prompt: stderr, Echo: !isTerminal(stdin),
 		}
 		if err := once.Run(ctx, c.Client); err != nil {
 			fmt.Fprintln(stderr, "ai-client:", err)
@@ -125,6 +125,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return exitOK
 	}
 	return runTUI(ctx, c, o, stderr)
+}
+
+// isTerminal reports whether r is a terminal, which echoes typed answers itself.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // connection is a Client and, under --demo, the in-process server to stop.
