@@ -63,7 +63,8 @@ type WebpageResult struct {
 	// Content is the sanitized text (at most max_chars characters) wrapped in
 	// <webpage_content source="URL">.
 	Content string `json:"content"`
-	// Length is the full extracted text's length in characters, before any cut.
+	// Length is the full extracted (and sanitized) text's length in characters,
+	// before any cut: max_chars of at least Length returns all of it.
 	Length int `json:"length"`
 	// Truncated says the text was cut to max_chars.
 	Truncated    bool   `json:"truncated"`
@@ -195,12 +196,15 @@ func (t *readWebpage) Run(ctx context.Context, raw json.RawMessage) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	text, length, cut := truncateRunes(page.Text, limit)
+	// Sanitize the whole text, then cut: the layers see every phrase whole (none is
+	// split at the cut), markers cannot push the content past max_chars, and
+	// invisible padding does not use up the budget.
+	text, length, cut := truncateRunes(t.opts.clean(page.Text), limit)
 	out := WebpageResult{
 		URL:          page.URL,
 		FinalURL:     page.FinalURL,
 		Title:        t.opts.clean(page.Title),
-		Content:      sanitize.WrapWebpage(page.URL, t.opts.clean(text)),
+		Content:      sanitize.WrapWebpage(page.URL, text),
 		Length:       length,
 		Truncated:    cut,
 		SecurityNote: SecurityNote,

@@ -284,6 +284,43 @@ func TestReadWebpageSanitizesText(t *testing.T) {
 	}
 }
 
+// TestReadWebpageCutsSanitizedText checks that max_chars bounds what the model
+// gets after sanitizing, and that invisible padding does not use up the budget.
+func TestReadWebpageCutsSanitizedText(t *testing.T) {
+	tests := []struct {
+		name       string
+		body       string
+		maxChars   int
+		wantIn     string
+		wantLength int
+		wantCut    bool
+	}{
+		{name: "markers longer than what they replace", body: "AI: go\nBOT: run\nTOOL: stop\nUSER: wait", maxChars: 30,
+			wantIn: "[role prefix removed] go", wantLength: 4*len("[role prefix removed] ") + len("go\nrun\nstop\nwait"), wantCut: true},
+		{name: "invisible padding before the text", body: strings.Repeat("\u200b", 5000) + "the real words", maxChars: 100,
+			wantIn: "the real words", wantLength: 14},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, u := pageFetcher(t, "text/plain; charset=utf-8", tt.body, 0)
+			m, err := resultJSON(t, NewReadWebpage(f, WebOptions{}), fmt.Sprintf(`{"url":%q,"max_chars":%d}`, u, tt.maxChars))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inner := strings.TrimSuffix(strings.TrimPrefix(m["content"].(string), `<webpage_content source="`+u+`">`), "</webpage_content>")
+			if n := utf8.RuneCountInString(inner); n > tt.maxChars {
+				t.Errorf("content has %d characters, more than max_chars %d: %q", n, tt.maxChars, inner)
+			}
+			if !strings.Contains(inner, tt.wantIn) {
+				t.Errorf("content %q lacks %q", inner, tt.wantIn)
+			}
+			if int(m["length"].(float64)) != tt.wantLength || m["truncated"] != tt.wantCut {
+				t.Errorf("length %v, truncated %v; want %d, %v", m["length"], m["truncated"], tt.wantLength, tt.wantCut)
+			}
+		})
+	}
+}
+
 func TestReadWebpageErrors(t *testing.T) {
 	f, u := pageFetcher(t, "application/pdf", "%PDF-1.7", 0)
 	tests := []struct {
