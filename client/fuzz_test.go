@@ -52,7 +52,8 @@ func FuzzArgumentsAreShownVisibly(f *testing.F) {
 		checkShown(t, "ShortArgs", client.ShortArgs([]byte(args)), false)
 		checkShown(t, "PrettyArgs", client.PrettyArgs([]byte(args)), true)
 		b := client.NewBatch(clienttest.Pending("s", clienttest.Call("write_file", args, "c")))
-		screen := b.Screen(client.ScreenOptions{Width: width, MaxArgLines: 4, Style: plainStyle()})
+		// 1..5 lines per row reaches the compact and the cut forms of a squeezed row.
+		screen := b.Screen(client.ScreenOptions{Width: width, MaxArgLines: 1 + width%5, Style: plainStyle()})
 		checkShown(t, "Screen", screen, true)
 		for _, l := range strings.Split(screen, "\n") {
 			if ansi.StringWidth(l) > width {
@@ -60,7 +61,24 @@ func FuzzArgumentsAreShownVisibly(f *testing.F) {
 			}
 		}
 		checkShown(t, "Prompt", b.Prompt(width), false)
+		checkTerminalSafe(t, client.TerminalSafe(args))
 	})
+}
+
+// checkTerminalSafe fails on what TerminalSafe must escape: controls other than
+// newline and tab, bidi controls, zero-width spaces and invalid UTF-8.
+func checkTerminalSafe(t *testing.T, s string) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		t.Fatalf("TerminalSafe is not valid UTF-8: %q", s)
+	}
+	for _, r := range s {
+		bidi := r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+		control := (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f)
+		if bidi || control || r == 0x200b || r == 0x2060 || r == 0xfeff {
+			t.Fatalf("TerminalSafe lets %U through: %q", r, s)
+		}
+	}
 }
 
 func abs(n int) int {
