@@ -45,7 +45,9 @@ func extractArticle(page []byte, pageURL *url.URL) article {
 	a.scripted = gq.Find("script").Length() > 0
 	a.title = cleanText(gq.Find("title").First().Text())
 
-	short := !hasMoreText(doc, shortPageRunes)
+	// A short page that carries its article as JSON-LD (pages drawn by scripts often
+	// do) is left to trafilatura, which reads that articleBody.
+	short := !hasMoreText(doc, shortPageRunes) && !hasJSONLDArticle(gq)
 	res, err := runTrafilatura(doc, pageURL)
 	if err == nil && res != nil {
 		if t := cleanText(res.Metadata.Title); t != "" {
@@ -67,6 +69,16 @@ func extractArticle(page []byte, pageURL *url.URL) article {
 		}
 	}
 	return a
+}
+
+// hasJSONLDArticle reports whether the page has JSON-LD metadata with an articleBody.
+func hasJSONLDArticle(gq *goquery.Document) bool {
+	found := false
+	gq.Find(`script[type="application/ld+json"]`).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		found = strings.Contains(strings.ToLower(s.Text()), `"articlebody"`)
+		return !found
+	})
+	return found
 }
 
 // hasMoreText reports whether the page's text outside scripts and styles has more
