@@ -663,8 +663,10 @@ func TestServerTextCannotDriveTheTerminal(t *testing.T) {
 			ans.Validation = api.Validation{Valid: false, Issues: []string{evil}}
 			srv := clienttest.New(t, ans)
 			srv.Model = "m" + evil
+			srv.Traces[ans.TraceID] = api.Trace{TraceID: ans.TraceID, Calls: []api.TraceCall{{CallID: "k1", Kind: api.CallTool, ToolName: "read_file", Error: evil}}}
 			m := newTestModelProfile(t, srv, 120, 40, p)
 			send(t, m, "hi")
+			send(t, m, "/trace")
 			m.addError(errors.New(evil))
 			m.status = evil
 			v := m.View() + m.conv.render(m.width)

@@ -13,7 +13,7 @@ import (
 // renderTrace draws a call chain as a tree: model rounds under the turn, tool calls
 // under the round that asked for them, each with its duration.
 func renderTrace(t api.Trace, r *lipgloss.Renderer) string {
-	root := tree.Root(fmt.Sprintf("trace %s · %dms · %s", t.TraceID, t.DurationMS, okMark(t.Success, "")))
+	root := tree.Root(fmt.Sprintf("trace %s · %dms · %s", client.Visible(t.TraceID), t.DurationMS, okMark(t.Success, "")))
 	nodes := map[string]*tree.Tree{}
 	for _, c := range t.Calls {
 		nodes[c.CallID] = tree.Root(callLabel(c))
