@@ -130,7 +130,11 @@ func jsonClaims(text string) []Claim {
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal([]byte(raw), &obj) != nil {
-			continue
+			// Trailing commas are the commonest slip in JSON a model writes;
+			// a claim must not slip through on one.
+			if json.Unmarshal(withoutTrailingCommas(raw), &obj) != nil {
+				continue
+			}
 		}
 		c, ok := claimFromObject(obj)
 		if !ok {
@@ -143,6 +147,35 @@ func jsonClaims(text string) []Claim {
 		i = end - 1
 	}
 	return claims
+}
+
+// withoutTrailingCommas returns raw with every comma that only whitespace
+// separates from a closing brace or bracket removed, outside strings.
+func withoutTrailingCommas(raw string) []byte {
+	out := make([]byte, 0, len(raw))
+	inString, escaped := false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		} else if c == '"' {
+			inString = true
+		} else if c == ',' {
+			j := skipWhitespace(raw, i+1)
+			if j < len(raw) && (raw[j] == '}' || raw[j] == ']') {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // mayBeClaim is a cheap filter that spares json.Unmarshal for the many

@@ -42,6 +42,8 @@ func TestExtractClaims(t *testing.T) {
 		{"nested claim inside a plain object", `{"results": [{"tool_name": "web_search", "execution_id": "` + searchID + `"}]}`, []want{{searchID, "web_search", ClaimJSON}}},
 		{"braces inside strings", `{"tool_name": "web_search", "note": "a } and a { and \" quote", "execution_id": "` + searchID + `"}`, []want{{searchID, "web_search", ClaimJSON}}},
 		{"fenced JSON claim", "```json\n{\"tool_name\": \"run_speed_test\", \"result\": {}}\n```", []want{{"", "run_speed_test", ClaimJSON}}},
+		{"JSON claim with trailing commas", "```json\n{\n  \"tool\": \"run_speed_test\",\n  \"result\": {\"mbps\": [900,],},\n}\n```", []want{{"", "run_speed_test", ClaimJSON}}},
+		{"comma before a brace inside a string stays", `{"tool_name": "web_search", "note": ",}", "execution_id": "` + searchID + `",}`, []want{{searchID, "web_search", ClaimJSON}}},
 		{"text-format call is no claim", `{"name": "web_search", "parameters": {"query": "x"}}`, nil},
 		{"tool plus arguments only is a call", `{"tool": "web_search", "arguments": {"query": "x"}}`, nil},
 		{"OpenAI tool_calls shape is a call", `{"id": "call_1", "function": {"name": "web_search", "arguments": "{}"}}`, nil},
