@@ -41,6 +41,9 @@ type Once struct {
 	// was typed by itself; answers piped in would otherwise leave the questions run
 	// together on one line.
 	Echo bool
+	// OutIsTerminal escapes what could drive the terminal in the printed answer (see
+	// TerminalSafe), as ls does with file names; a pipe gets the answer byte for byte.
+	OutIsTerminal bool
 }
 
 // ErrInputEnded means stdin closed while ask still needed a decision.
@@ -85,7 +88,11 @@ func (o Once) Run(ctx context.Context, c *Client) error {
 			Validation: reply.Validation, TraceID: reply.TraceID,
 		})
 	}
-	_, err = fmt.Fprintln(o.Out, strings.TrimRight(reply.Response, "\n"))
+	answer := strings.TrimRight(reply.Response, "\n")
+	if o.OutIsTerminal {
+		answer = TerminalSafe(answer)
+	}
+	_, err = fmt.Fprintln(o.Out, answer)
 	return err
 }
 

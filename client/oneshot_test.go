@@ -104,6 +104,32 @@ func TestOnceEchoesPipedAnswers(t *testing.T) {
 	}
 }
 
+// An answer printed to a terminal cannot drive it; a pipe gets it byte for byte.
+func TestOnceEscapesTheAnswerOnlyForATerminal(t *testing.T) {
+	answer := "done\x1b[2J \u202etxt.exe\n\tnext line"
+	tests := []struct {
+		name     string
+		terminal bool
+		want     string
+	}{
+		{"terminal", true, "done\\x1b[2J \\u202etxt.exe\n\tnext line\n"},
+		{"pipe", false, answer + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := clienttest.New(t, clienttest.Final("s_1", answer))
+			var out bytes.Buffer
+			o := client.Once{Message: "hi", Approve: client.ApproveNone, Out: &out, OutIsTerminal: tt.terminal}
+			if err := o.Run(context.Background(), client.New(srv.URL, clienttest.Token, nil)); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if out.String() != tt.want {
+				t.Fatalf("stdout = %q, want %q", out.String(), tt.want)
+			}
+		})
+	}
+}
+
 func TestOnceJSONPrintsTheFinalChatResponse(t *testing.T) {
 	srv := clienttest.New(t, script()...)
 	var out bytes.Buffer

@@ -116,7 +116,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if o.oneShot {
 		once := client.Once{
 			Message: o.message, SessionID: o.session, Approve: o.approve, JSON: o.json,
-			In: stdin, Out: stdout, Prompt: stderr, Echo: !isTerminal(stdin),
+			In: stdin, Out: stdout, Prompt: stderr, Echo: !isTerminal(stdin), OutIsTerminal: isTerminal(stdout),
 		}
 		if err := once.Run(ctx, c.Client); err != nil {
 			fmt.Fprintln(stderr, "ai-client:", err)
@@ -127,9 +127,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	return runTUI(ctx, c, o, stderr)
 }
 
-// isTerminal reports whether r is a terminal, which echoes typed answers itself.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether stream (stdin or stdout) is a terminal.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}
