@@ -435,7 +435,7 @@ func fromCompletion(c *openai.ChatCompletion) (Message, *Error) {
 		return Message{}, &Error{Kind: KindBadResponse, Message: "the model answered with no choices: check that llm.base_url points to an OpenAI-compatible chat completions API"}
 	}
 	m := c.Choices[0].Message
-	out := Message{Role: RoleAssistant, Content: m.Content}
+	out := Message{Role: RoleAssistant, Content: withoutThinking(m.Content)}
 	if out.Content == "" && m.Refusal != "" {
 		out.Content = m.Refusal
 	}
@@ -454,4 +454,21 @@ func fromCompletion(c *openai.ChatCompletion) (Message, *Error) {
 		out.ToolCalls = []ToolCall{{ID: "call_1", Name: m.FunctionCall.Name, Arguments: m.FunctionCall.Arguments}}
 	}
 	return out, nil
+}
+
+// withoutThinking drops the <think>...</think> block that reasoning models
+// served by Ollama, llama.cpp or vLLM put before their answer: it is the
+// model's scratch work, not the reply, and its "let me search..." musings would
+// read as announcements of tools. An unclosed block is kept, since then there
+// is no answer after it to keep instead.
+func withoutThinking(content string) string {
+	rest := strings.TrimLeft(content, " \t\r\n")
+	if !strings.HasPrefix(rest, "<think>") {
+		return content
+	}
+	end := strings.Index(rest, "</think>")
+	if end < 0 {
+		return content
+	}
+	return strings.TrimLeft(rest[end+len("</think>"):], " \t\r\n")
 }

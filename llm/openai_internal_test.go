@@ -106,6 +106,9 @@ func TestFromCompletion(t *testing.T) {
 		want Message
 	}{
 		{"text", `{"choices":[{"message":{"role":"assistant","content":"hi"}}]}`, Message{Role: RoleAssistant, Content: "hi"}},
+		{"thinking block is dropped", `{"choices":[{"message":{"role":"assistant","content":"<think>\nLet me search the web.\n</think>\n\nGo 1.26 is out."}}]}`, Message{Role: RoleAssistant, Content: "Go 1.26 is out."}},
+		{"unclosed thinking block is kept", `{"choices":[{"message":{"role":"assistant","content":"<think>hmm"}}]}`, Message{Role: RoleAssistant, Content: "<think>hmm"}},
+		{"think tag later in the answer is kept", `{"choices":[{"message":{"role":"assistant","content":"Use <think>x</think> tags."}}]}`, Message{Role: RoleAssistant, Content: "Use <think>x</think> tags."}},
 		{"refusal", `{"choices":[{"message":{"role":"assistant","content":"","refusal":"I can't"}}]}`, Message{Role: RoleAssistant, Content: "I can't"}},
 		{"missing call id gets one", `{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"read_file","arguments":"{}"}}]}}]}`,
 			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "read_file", Arguments: "{}"}}}},
