@@ -161,6 +161,10 @@ func New(o Options) *Model {
 	m.vp.MouseWheelEnabled = true
 	if o.Demo {
 		m.model = "demo"
+		if o.SessionID == "" {
+			// A newcomer's first screen: say what to type rather than leave it empty.
+			m.conv.add(entry{kind: kindNote, text: demoWelcome})
+		}
 	}
 	m.layout(80, 24)
 	return m
@@ -364,6 +368,13 @@ func (m *Model) command(line string) tea.Cmd {
 	}
 	return nil
 }
+
+const demoWelcome = `Welcome to AI Lab on the offline demo model, which turns plain requests into real tool calls. Try:
+  create a file named hello.txt with hello world
+  list files
+  create a file named a.txt with 1 and create a file named b.txt with 2
+  create a file named c.txt with 3 then delete c.txt
+Risky calls wait for your y/n/a/d. /help lists the commands.`
 
 const helpText = `Commands:
   /help             this list

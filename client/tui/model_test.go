@@ -409,6 +409,29 @@ func TestDemoModelLabel(t *testing.T) {
 	}
 }
 
+// Under --demo the first screen says what to type; a resumed session starts with its history.
+func TestDemoWelcome(t *testing.T) {
+	tests := []struct {
+		name    string
+		demo    bool
+		session string
+		want    bool
+	}{
+		{"demo", true, "", true},
+		{"demo resuming a session", true, "s_7", false},
+		{"real server", false, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(Options{Client: client.New("http://127.0.0.1:1", "", nil), Demo: tt.demo, SessionID: tt.session})
+			m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+			if got := strings.Contains(m.View(), "create a file named hello.txt with hello world"); got != tt.want {
+				t.Fatalf("welcome shown = %v, want %v:\n%s", got, tt.want, m.View())
+			}
+		})
+	}
+}
+
 func TestApprovalScreenGolden(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
