@@ -2,10 +2,12 @@ package websearch
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -200,7 +202,7 @@ func (s *Searcher) searchEndpoint(ctx context.Context, endpoint, query string, p
 		status, body, err := s.post(ctx, endpoint, query)
 		if err != nil {
 			lastErr = unreachable(err)
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || !transient(err) {
 				return nil, lastErr
 			}
 			continue
@@ -208,6 +210,15 @@ func (s *Searcher) searchEndpoint(ctx context.Context, endpoint, query string, p
 		return classify(status, body, query, parse)
 	}
 	return nil, lastErr
+}
+
+// transient reports whether a failed request may succeed if tried again soon. A name
+// that does not exist or a certificate that does not verify will not change in a
+// second, so retrying them only makes the user wait.
+func transient(err error) bool {
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	return !(errors.As(err, &dnsErr) && dnsErr.IsNotFound) && !errors.As(err, &certErr)
 }
 
 func unreachable(err error) error {

@@ -3,6 +3,7 @@ package websearch
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -354,11 +355,13 @@ func TestSearchPacesRequests(t *testing.T) {
 	}
 }
 
-// flakyTransport fails the first n round trips with a network error.
+// flakyTransport fails the first n round trips with a network error (err, or a
+// connection reset when err is nil).
 type flakyTransport struct {
 	mu    sync.Mutex
 	fails int
 	calls int
+	err   error
 	next  http.RoundTripper
 }
 
@@ -368,6 +371,9 @@ func (f *flakyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	fail := f.calls <= f.fails
 	f.mu.Unlock()
 	if fail {
+		if f.err != nil {
+			return nil, f.err
+		}
 		return nil, errors.New("connection reset by peer")
 	}
 	return f.next.RoundTrip(r)
@@ -377,6 +383,7 @@ func TestSearchRetriesTransientErrors(t *testing.T) {
 	tests := []struct {
 		name      string
 		fails     int
+		err       error
 		wantErr   error
 		wantCalls int
 	}{
@@ -384,11 +391,13 @@ func TestSearchRetriesTransientErrors(t *testing.T) {
 		{name: "two failures then success", fails: 2, wantCalls: 3},
 		// 3 tries on html, then 3 on lite, all failing.
 		{name: "always failing", fails: 100, wantErr: ErrUnreachable, wantCalls: 6},
+		// A name that does not exist stays so: one try per endpoint.
+		{name: "host not found is not retried", fails: 100, err: &net.DNSError{Err: "no such host", Name: "html.duckduckgo.com", IsNotFound: true}, wantErr: ErrUnreachable, wantCalls: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := newDDGServer(t, map[string]canned{"/html/": {200, fixture(t, "html-caffeine-sleep.html")}})
-			ft := &flakyTransport{fails: tt.fails, next: http.DefaultTransport}
+			ft := &flakyTransport{fails: tt.fails, err: tt.err, next: http.DefaultTransport}
 			clock := newFakeClock()
 			s := testSearcher(d, clock, func(o *SearchOptions) {
 				o.HTTPClient = &http.Client{Transport: ft}
