@@ -45,7 +45,9 @@ func (o WebOptions) clean(s string) string {
 //	 "content": "<search_results source=\"duckduckgo\" query=\"go 1.26\">\n1. TITLE\n   URL\n   SNIPPET\n...</search_results>",
 //	 "security_note": "..."}
 //
-// Titles and snippets are sanitized in both places; URLs are kept as found.
+// Titles and snippets are sanitized in both places; URLs are not (the layers would
+// mangle them), but websearch percent-encodes them into one token that cannot read
+// as words.
 // Content is the same listing as text, numbered, for models that read prose
 // better than nested JSON.
 type SearchResult struct {
