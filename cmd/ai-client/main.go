@@ -48,10 +48,22 @@ type options struct {
 	oneShot                          bool
 }
 
+const usage = `Usage:
+  ai-client [--server URL] [--session ID]                   the chat TUI
+  ai-client --demo                                          the TUI on an in-process server with the offline demo model
+  ai-client -p "MESSAGE" [--approve ask|all|none] [--json]  one-shot: print the answer and exit
+
+In the TUI, /help lists the commands. Exit codes: 0 success, 1 runtime failure, 2 bad usage.
+
+Flags:
+`
+
 func parse(args []string, stderr io.Writer, getenv func(string) string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("ai-client", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package would print the whole usage after a mistake; bad usage is one
+	// line (CONTRACT section 1), and the usage is printed only when asked for.
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.server, "server", "", "ai-server URL (default $AILAB_SERVER or "+defaultServer+")")
 	fs.StringVar(&o.session, "session", "", "resume this session id")
 	fs.StringVar(&o.token, "token", "", "bearer token (default $AILAB_TOKEN, then <state_dir>/token)")
@@ -60,8 +72,17 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (options
 	fs.StringVar(&o.approve, "approve", client.ApproveAsk, "one-shot approvals: ask, all or none")
 	fs.BoolVar(&o.json, "json", false, "one-shot: print the final ChatResponse as JSON")
 	fs.BoolVar(&o.demo, "demo", false, "run an in-process server on the offline demo model")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.Usage()
+			return o, err
+		}
+		return o, fmt.Errorf("%v; ai-client -h lists the flags", err)
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q; to send a message use -p %q", fs.Arg(0), strings.Join(fs.Args(), " "))

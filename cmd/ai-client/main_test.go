@@ -57,7 +57,9 @@ func TestRunExitCodes(t *testing.T) {
 		{"--json without -p", []string{"--json"}, nil, "", 2, "", "only go with -p"},
 		{"empty -p", []string{"-p", "  "}, nil, "", 2, "", "-p needs a message"},
 		{"stray argument", []string{"hello"}, nil, "", 2, "", `use -p "hello"`},
-		{"unknown flag", []string{"--nope"}, nil, "", 2, "", "flag provided but not defined: -nope"},
+		{"unknown flag", []string{"--nope"}, nil, "", 2, "", "ai-client: flag provided but not defined: -nope; ai-client -h lists the flags"},
+		{"flag without its value", []string{"--server"}, nil, "", 2, "", "ai-client: flag needs an argument: -server; ai-client -h lists the flags"},
+		{"--help shows the three forms", []string{"--help"}, nil, "", 0, "", "ai-client -p \"MESSAGE\" [--approve ask|all|none] [--json]"},
 		{"--demo with --server", []string{"--demo", "--server", "http://x"}, nil, "", 2, "", "--demo runs its own server"},
 		{"TUI refuses an unreachable server before taking the screen", []string{"--server", dead}, map[string]string{"HOME": home}, "", 1, "", "cannot reach ai-server"},
 	}
@@ -84,8 +86,8 @@ func TestRunExitCodes(t *testing.T) {
 			if !strings.Contains(errb.String()+out.String(), tt.stderrHas) {
 				t.Fatalf("output lacks %q; stderr:\n%s", tt.stderrHas, errb.String())
 			}
-			if tt.code == 1 && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
-				t.Fatalf("runtime failure is not one line:\n%s", errb.String())
+			if tt.code != 0 && strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+				t.Fatalf("exit %d with more than one line:\n%s", tt.code, errb.String())
 			}
 		})
 	}
