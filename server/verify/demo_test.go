@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,49 @@ func TestDemoAnswersPassValidation(t *testing.T) {
 				t.Errorf("the demo cites %d runs, want all %d:\n%s", len(cited), len(ledger), answer.Content)
 			}
 		})
+	}
+}
+
+// TestDemoAnswersTheRepromptWithWhatRan ties the demo model to this package's
+// re-prompt: when quoted output made its answer fail, the demo must recognize
+// the re-prompt and answer with the runs alone, not with its help text.
+func TestDemoAnswersTheRepromptWithWhatRan(t *testing.T) {
+	started := time.Date(2026, 11, 21, 23, 0, 0, 0, time.UTC)
+	id := tools.NewExecutionID(tools.ReadFile, started)
+	ledger := runs{id: {ExecutionID: id, ToolName: tools.ReadFile, SessionID: "s_1", StartedAt: started, Completed: true}}
+	stale := "web_search_1700000000000_deadbeef" // saved in the file long ago
+	result, err := json.Marshal(map[string]any{"execution_id": id, "tool_name": tools.ReadFile,
+		"result": map[string]any{"path": "ids.txt", "content": "old run: " + stale}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "read the file ids.txt"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: tools.ReadFile, Arguments: `{"path":"ids.txt"}`}}},
+		{Role: llm.RoleTool, ToolCallID: "call_1", Content: string(result)},
+	}
+	v := verify.Validator{Window: 5 * time.Minute, Now: func() time.Time { return started.Add(time.Minute) }}
+	demo := llm.NewDemo()
+
+	first, err := demo.Complete(context.Background(), llm.Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	issues, err := v.Check(context.Background(), "s_1", first.Content, ledger)
+	if err != nil || len(issues) == 0 {
+		t.Fatalf("quoting a stale id passed validation (%v): %s", err, first.Content)
+	}
+
+	msgs = append(msgs, first, llm.Message{Role: llm.RoleUser, Content: verify.RepromptMessage(issues)})
+	second, err := demo.Complete(context.Background(), llm.Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	issues, err = v.Check(context.Background(), "s_1", second.Content, ledger)
+	if err != nil || len(issues) != 0 {
+		t.Fatalf("the demo's second answer failed validation (%v): %v\n%s", err, verify.Messages(issues), second.Content)
+	}
+	if !strings.Contains(second.Content, id) || strings.Contains(second.Content, stale) {
+		t.Errorf("second answer should cite %s and leave the file's content out:\n%s", id, second.Content)
 	}
 }
