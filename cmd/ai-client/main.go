@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -112,7 +113,25 @@ func parse(args []string, stderr io.Writer, getenv func(string) string) (options
 	if o.server == "" {
 		o.server = defaultServer
 	}
+	server, err := serverURL(o.server)
+	if err != nil {
+		return o, err
+	}
+	o.server = server
 	return o, nil
+}
+
+// serverURL accepts what a user types for the server: a URL, or HOST:PORT as in
+// ai-server's --addr and server.addr, which means http.
+func serverURL(s string) (string, error) {
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--server (or AILAB_SERVER) %q is not a server address; give http://HOST:PORT or HOST:PORT", s)
+	}
+	return strings.TrimRight(s, "/"), nil
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {

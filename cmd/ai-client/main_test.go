@@ -46,6 +46,8 @@ func TestRunExitCodes(t *testing.T) {
 		stderrHas string
 	}{
 		{"one-shot with ask", []string{"--server", "$SERVER", "--token", clienttest.Token, "-p", "write it"}, nil, "y\n", 0, "Wrote a.txt.\n", "Approve write_file(path=a.txt, content=hi)?"},
+		{"--server as HOST:PORT", []string{"--server", "$HOSTPORT", "--token", clienttest.Token, "-p", "write it", "--approve", "all"}, nil, "", 0, "Wrote a.txt.\n", ""},
+		{"--server not an address", []string{"--server", "ftp://x", "-p", "hi"}, nil, "", 2, "", `ai-client: --server (or AILAB_SERVER) "ftp://x" is not a server address; give http://HOST:PORT or HOST:PORT`},
 		{"server and token from env", []string{"-p", "write it", "--approve", "all"}, map[string]string{"AILAB_SERVER": "$SERVER", "AILAB_TOKEN": clienttest.Token}, "", 0, "Wrote a.txt.\n", ""},
 		{"unreachable server", []string{"--server", dead, "-p", "hi"}, map[string]string{"HOME": home}, "", 1, "", "ai-client: cannot reach ai-server at " + dead + ": connection refused; start it with `ai-server` or try `ai-client --demo`"},
 		{"token from XDG_STATE_HOME/ai-lab/token", []string{"--server", "$SERVER", "-p", "write it", "--approve", "all"}, map[string]string{"XDG_STATE_HOME": state}, "", 0, "Wrote a.txt.\n", ""},
@@ -70,7 +72,7 @@ func TestRunExitCodes(t *testing.T) {
 				clienttest.Pending("s_1", clienttest.Call("write_file", `{"path":"a.txt","content":"hi"}`, "c1")),
 				clienttest.Final("s_1", "Wrote a.txt."))
 			for i, a := range tt.args {
-				tt.args[i] = strings.ReplaceAll(a, "$SERVER", srv.URL)
+				tt.args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "$SERVER", srv.URL), "$HOSTPORT", strings.TrimPrefix(srv.URL, "http://"))
 			}
 			for k, v := range tt.env {
 				tt.env[k] = strings.ReplaceAll(v, "$SERVER", srv.URL)
