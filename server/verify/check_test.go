@@ -100,6 +100,10 @@ func TestCheck(t *testing.T) {
 			want:  []string{"older than the 5m0s"},
 		},
 		{
+			name:  "honest JSON claim with an id and no tool field",
+			reply: `Search results: {"execution_id": "` + searchID + `", "result": {"results": []}}`,
+		},
+		{
 			name:  "id cited for the wrong tool in JSON",
 			reply: `{"tool_name": "run_speed_test", "execution_id": "` + searchID + `", "result": {"download_mbps": 940}}`,
 			codes: []string{CodeWrongTool},

@@ -219,6 +219,13 @@ func claimFromObject(obj map[string]json.RawMessage) (Claim, bool) {
 	if !hasID && c.ToolName == "" {
 		return Claim{}, false
 	}
+	if hasID && c.ToolName == "" {
+		// An object with an id but no tool field names its tool with "name",
+		// as a call does, or else only through the id's own prefix.
+		if c.ToolName = jsonString(obj["name"]); c.ToolName == "" {
+			c.ToolName = idPrefix(c.ExecutionID)
+		}
+	}
 	if !hasID {
 		_, a := obj["arguments"]
 		_, p := obj["parameters"]

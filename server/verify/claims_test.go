@@ -38,6 +38,8 @@ func TestExtractClaims(t *testing.T) {
 		{"JSON claim with tool_name", `{"tool_name": "web_search", "execution_id": "` + searchID + `"}`, []want{{searchID, "web_search", ClaimJSON}}},
 		{"JSON claim with tool", `{"tool": "read_file", "result": "x"}`, []want{{"", "read_file", ClaimJSON}}},
 		{"JSON claim with function string", `{"function": "run_speed_test", "output": 3}`, []want{{"", "run_speed_test", ClaimJSON}}},
+		{"JSON claim with only an id takes the tool from the id", `{"execution_id": "` + searchID + `", "result": {"n": 1}}`, []want{{searchID, "web_search", ClaimJSON}}},
+		{"JSON claim naming its tool with name", `{"name": "read_file", "execution_id": "` + searchID + `"}`, []want{{searchID, "read_file", ClaimJSON}}},
 		{"JSON claim beats the bare id inside it", `{"tool_name": "run_speed_test", "execution_id": "` + searchID + `"}`, []want{{searchID, "run_speed_test", ClaimJSON}}},
 		{"nested claim inside a plain object", `{"results": [{"tool_name": "web_search", "execution_id": "` + searchID + `"}]}`, []want{{searchID, "web_search", ClaimJSON}}},
 		{"braces inside strings", `{"tool_name": "web_search", "note": "a } and a { and \" quote", "execution_id": "` + searchID + `"}`, []want{{searchID, "web_search", ClaimJSON}}},
