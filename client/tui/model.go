@@ -446,7 +446,7 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 	case "d", "D":
 		b.DecideRest(false)
 	case "?":
-		m.argsVP.SetContent(ansi.Hardwrap(client.PrettyArgs(b.Pending[b.Current()].Arguments), max(10, m.width), true))
+		m.fillArgs()
 		m.argsVP.GotoTop()
 		m.mode = modeArgs
 		return nil
@@ -454,6 +454,11 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	return m.maybeSend()
+}
+
+// fillArgs puts the current call's full arguments, wrapped to the width, in argsVP.
+func (m *Model) fillArgs() {
+	m.argsVP.SetContent(ansi.Hardwrap(client.PrettyArgs(m.batch.Pending[m.batch.Current()].Arguments), max(10, m.width), true))
 }
 
 func (m *Model) reasonKey(k tea.KeyMsg) tea.Cmd {
@@ -593,6 +598,9 @@ func (m *Model) layout(w, h int) {
 	m.help.Width = m.width
 	m.fitViewport()
 	m.argsVP.Width, m.argsVP.Height = m.width, max(1, m.height-4)
+	if m.mode == modeArgs {
+		m.fillArgs() // wrapped for the old width, lines would be cut or leave gaps
+	}
 	m.refresh()
 }
 

@@ -394,6 +394,15 @@ func TestFullArgumentsView(t *testing.T) {
 	if m.mode != modeArgs || !strings.Contains(full, "word word word") || strings.Count(full, "word") < 60 {
 		t.Fatalf("? does not show the full arguments:\n%s", m.View())
 	}
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 24})
+	for _, l := range strings.Split(m.argsVP.View(), "\n") {
+		if w := ansi.StringWidth(l); w > 40 {
+			t.Fatalf("after a resize to 40 columns the arguments still have %d-cell lines:\n%s", w, m.View())
+		}
+	}
+	if full := strings.ReplaceAll(ansi.Strip(m.argsVP.View()), "\n", ""); strings.Count(full, "word") < 60 {
+		t.Fatalf("after a resize the arguments are cut, not rewrapped:\n%s", m.View())
+	}
 	press(t, m, "esc")
 	if m.mode != modeApproval {
 		t.Fatal("esc did not return to the table")
