@@ -393,12 +393,17 @@ func (m *Model) turn(msg TurnMsg) tea.Cmd {
 	if msg.Err != nil {
 		m.batch = nil
 		m.mode = modeChat
-		m.addError(msg.Err)
+		// The server's sentences for these two speak of API calls; say what to do here.
 		switch {
 		case errors.Is(msg.Err, client.ErrApprovalPending) && m.sessionID != "":
-			m.conv.add(entry{kind: kindNote, text: "This session waits for approval decisions: /resume " + m.sessionID + " shows them."})
-			m.refresh()
-		case msg.decided && errors.Is(msg.Err, client.ErrUnreachable) && m.sessionID != "":
+			m.addError(fmt.Errorf("this session waits for decisions on earlier tool calls: /resume %s shows them, or /new starts another session", m.sessionID))
+			return nil
+		case errors.Is(msg.Err, client.ErrNoPendingApproval) && m.sessionID != "":
+			m.addError(fmt.Errorf("these calls were already decided elsewhere (another window or script), so nothing ran twice; /resume %s shows where the session stands", m.sessionID))
+			return nil
+		}
+		m.addError(msg.Err)
+		if msg.decided && errors.Is(msg.Err, client.ErrUnreachable) && m.sessionID != "" {
 			m.conv.add(entry{kind: kindNote, text: "Your decisions may not have reached the server; once it is back, /resume " + m.sessionID + " shows the calls that still wait."})
 			m.refresh()
 		}

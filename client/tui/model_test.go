@@ -225,7 +225,7 @@ func TestErrorsMidApprovalKeepTheTUIUsable(t *testing.T) {
 		break_ func(s *clienttest.Server)
 		want   string
 	}{
-		{"409 no pending approval", func(s *clienttest.Server) { s.FailOn(2, 409, api.CodeNoPendingApproval) }, "scripted failure no_pending_approval."},
+		{"409 no pending approval", func(s *clienttest.Server) { s.FailOn(2, 409, api.CodeNoPendingApproval) }, "these calls were already decided elsewhere (another window or script), so nothing ran twice; /resume s_1 shows where the session stands"},
 		{"network error", func(s *clienttest.Server) { s.Close() }, "cannot reach ai-server at"},
 	}
 	for _, tt := range tests {
@@ -246,6 +246,19 @@ func TestErrorsMidApprovalKeepTheTUIUsable(t *testing.T) {
 				t.Fatalf("input does not take text after the error:\n%s", m.View())
 			}
 		})
+	}
+}
+
+// A message to a session that waits for decisions says how to get to them.
+func TestMessageToAWaitingSession(t *testing.T) {
+	srv := clienttest.New(t)
+	srv.FailOn(1, 409, api.CodeApprovalPending)
+	m := newTestModel(t, srv, 80, 24)
+	m.sessionID = "s_1"
+	send(t, m, "hello")
+	want := "this session waits for decisions on earlier tool calls: /resume s_1 shows them, or /new starts another session"
+	if conv := strings.ReplaceAll(ansi.Strip(m.conv.render(m.width)), "\n", " "); !strings.Contains(conv, want) || m.busy {
+		t.Fatalf("conversation lacks %q (busy %v):\n%s", want, m.busy, conv)
 	}
 }
 
