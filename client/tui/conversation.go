@@ -110,9 +110,11 @@ func (c *conversation) renderEntry(e *entry, width int) string {
 		if e.validation != nil {
 			sb.WriteString("\n")
 			if e.validation.Valid {
-				sb.WriteString(c.st.ok.Render("verified"))
+				sb.WriteString(c.st.ok.Render("  verified"))
 			} else {
-				sb.WriteString(c.st.warn.Render(ansi.Wrap("⚠ unverified: "+client.TerminalSafe(strings.Join(e.validation.Issues, "; ")), width, "")))
+				// Indented like the tool lines above, so the answer's footer reads as one block.
+				text := ansi.Wrap("⚠ unverified: "+client.TerminalSafe(strings.Join(e.validation.Issues, "; ")), max(10, width-2), "")
+				sb.WriteString(c.st.warn.Render("  " + strings.ReplaceAll(text, "\n", "\n  ")))
 			}
 		}
 		return sb.String()

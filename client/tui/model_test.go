@@ -759,3 +759,38 @@ func TestToolLineKeepsTheExecutionID(t *testing.T) {
 		})
 	}
 }
+
+// Under each answer: one compact line per tool run, then the validation state.
+func TestAnswerFooter(t *testing.T) {
+	id := "web_search_1763769600123_9f86d081"
+	tests := []struct {
+		name       string
+		validation api.Validation
+		want       []string
+		absent     string
+	}{
+		{"verified", api.Validation{Valid: true, Issues: []string{}},
+			[]string{"  ✓ web_search query=go · 812ms · " + id + "\n  ⊘ delete_file path=a.txt · denied\n  verified"}, "unverified"},
+		{"unverified with its issues", api.Validation{Valid: false, Issues: []string{"web_search_1_deadbeef does not exist in this session", "announced read_webpage without calling it"}},
+			[]string{"  ✓ web_search query=go · 812ms · " + id, "  ⚠ unverified: web_search_1_deadbeef does not exist in this session; announced", "\n  read_webpage without calling it"}, "  verified"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ans := clienttest.Final("s_1", "The answer.",
+				api.ToolUse{ToolName: "web_search", Arguments: json.RawMessage(`{"query":"go"}`), ExecutionID: id, Status: "ok", DurationMS: 812},
+				api.ToolUse{ToolName: "delete_file", Arguments: json.RawMessage(`{"path":"a.txt"}`), Status: "denied"})
+			ans.Validation = tt.validation
+			m := newTestModel(t, clienttest.New(t, ans), 80, 24)
+			send(t, m, "hi")
+			conv := m.conv.render(m.width)
+			for _, w := range tt.want {
+				if !strings.Contains(conv, w) {
+					t.Errorf("conversation lacks %q:\n%s", w, conv)
+				}
+			}
+			if strings.Contains(conv, tt.absent) {
+				t.Errorf("conversation shows %q:\n%s", tt.absent, conv)
+			}
+		})
+	}
+}
