@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -243,9 +244,13 @@ func (p *OpenAI) classify(ctx, actx context.Context, err error, answer *httpAnsw
 			Cause:   err,
 		}}
 	}
+	hint, ok := tlsHints[reason] // starting a server cannot fix a wrong scheme or an untrusted certificate
+	if !ok {
+		hint = p.startHint() + " or set llm.base_url"
+	}
 	return &failure{retryable: retryable, err: &Error{
 		Kind:    KindUnreachable,
-		Message: fmt.Sprintf("cannot reach the model at %s (%s): %s or set llm.base_url", p.opts.BaseURL, reason, p.startHint()),
+		Message: fmt.Sprintf("cannot reach the model at %s (%s): %s", p.opts.BaseURL, reason, hint),
 		Cause:   err,
 	}}
 }
@@ -253,6 +258,18 @@ func (p *OpenAI) classify(ctx, actx context.Context, err error, answer *httpAnsw
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// Reasons of TLS mistakes, which a changed llm.base_url fixes.
+const (
+	reasonNotHTTPS  = "it does not speak HTTPS; use http://"
+	reasonUntrusted = "its TLS certificate is not trusted"
+)
+
+// tlsHints say how to fix each TLS mistake.
+var tlsHints = map[string]string{
+	reasonNotHTTPS:  "fix llm.base_url",
+	reasonUntrusted: "add its CA certificate to SSL_CERT_FILE or fix llm.base_url",
 }
 
 // networkReason names a transport failure in a few words and says whether a
@@ -271,6 +288,15 @@ func networkReason(err error) (reason string, retryable bool) {
 		return "connection closed before an answer", true
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return "no route to host", false
+	}
+	// TLS problems are configuration, not weather: a retry cannot help.
+	var certErr *tls.CertificateVerificationError
+	var headerErr tls.RecordHeaderError
+	switch {
+	case errors.As(err, &certErr):
+		return reasonUntrusted, false
+	case errors.As(err, &headerErr), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return reasonNotHTTPS, false
 	}
 	var opErr *net.OpError
 	var urlErr *url.Error

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -378,5 +379,38 @@ func TestOpenAIRejectsUnknownRole(t *testing.T) {
 	}
 	if len(srv.Requests()) != 0 {
 		t.Error("a request with an unknown role was sent")
+	}
+}
+
+func TestOpenAITLSMistakes(t *testing.T) {
+	plain := llmtest.NewServer(t) // answers plain HTTP
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(tlsSrv.Close)
+	tests := []struct {
+		name    string
+		baseURL string
+		want    string
+	}{
+		{"https to a plain HTTP server", strings.Replace(plain.URL(), "http://", "https://", 1),
+			"cannot reach the model at " + strings.Replace(plain.URL(), "http://", "https://", 1) + " (it does not speak HTTPS; use http://): fix llm.base_url"},
+		{"untrusted certificate", tlsSrv.URL + "/v1",
+			"cannot reach the model at " + tlsSrv.URL + "/v1 (its TLS certificate is not trusted): add its CA certificate to SSL_CERT_FILE or fix llm.base_url"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			retries := 0
+			p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: tc.baseURL, Model: "m", MaxRetries: 2, Backoff: func(int) time.Duration { retries++; return 0 }})
+			_, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+			var le *llm.Error
+			if !errors.As(err, &le) || le.Kind != llm.KindUnreachable {
+				t.Fatalf("err = %v, want an unreachable *llm.Error", err)
+			}
+			if le.Error() != tc.want {
+				t.Errorf("sentence =\n  %q\nwant\n  %q", le.Error(), tc.want)
+			}
+			if retries != 0 {
+				t.Errorf("a TLS mistake was retried %d times", retries)
+			}
+		})
 	}
 }
