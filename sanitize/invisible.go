@@ -13,18 +13,46 @@ import (
 func isZeroWidth(r rune) bool {
 	switch r {
 	case
-		'\u200B', // zero-width space
-		'\u200C', // zero-width non-joiner
-		'\u200D', // zero-width joiner
-		'\u2060', // word joiner
-		'\uFEFF', // byte order mark, zero-width no-break space
-		'\u00AD', // soft hyphen
-		'\u180E', // Mongolian vowel separator, once a zero-width space
-		'\u2061', // invisible function application
-		'\u2062', // invisible times
-		'\u2063', // invisible separator
-		'\u2064': // invisible plus
+		'\u200B',                               // zero-width space
+		'\u200C',                               // zero-width non-joiner
+		'\u200D',                               // zero-width joiner
+		'\u2060',                               // word joiner
+		'\uFEFF',                               // byte order mark, zero-width no-break space
+		'\u00AD',                               // soft hyphen
+		'\u180E',                               // Mongolian vowel separator, once a zero-width space
+		'\u2061',                               // invisible function application
+		'\u2062',                               // invisible times
+		'\u2063',                               // invisible separator
+		'\u2064',                               // invisible plus
+		'\u034F',                               // combining grapheme joiner
+		'\u115F', '\u1160', '\u3164', '\uFFA0', // Hangul fillers: blank "letters"
+		'\u17B4', '\u17B5': // Khmer inherent vowels, drawn as nothing
 		return true
+	}
+	// Musical-symbol and shorthand format controls: invisible too.
+	return r >= 0x1D173 && r <= 0x1D17A || r >= 0x1BCA0 && r <= 0x1BCA3
+}
+
+// isVariationSelector reports the selectors and format controls that only shape the
+// character before them: variation selectors, Mongolian free variation selectors and
+// Egyptian hieroglyph format controls. After an emoji, a CJK ideograph or a letter of
+// their own script they matter; after a letter of an alphabet they draw nothing and
+// only split a keyword.
+func isVariationSelector(r rune) bool {
+	return r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF ||
+		r >= 0x180B && r <= 0x180F && r != 0x180E || r >= 0x13430 && r <= 0x1343F
+}
+
+// afterAlphabetLetter reports whether the visible character before s[i] is a Latin,
+// Greek or Cyrillic letter, the scripts where a variation selector is only a disguise.
+func afterAlphabetLetter(s string, i int) bool {
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if isZeroWidth(r) || isHidden(r) || isVariationSelector(r) {
+			i -= size
+			continue
+		}
+		return unicode.IsLetter(r) && unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic)
 	}
 	return false
 }
@@ -37,7 +65,12 @@ func isHidden(r rune) bool {
 	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069,
 		r == 0x200E, r == 0x200F, r == 0x061C:
 		return true
-	case r >= 0xE0000 && r <= 0xE007F:
+	case r >= 0xE0000 && r <= 0xE0FFF && !isVariationSelector(r):
+		// Tag characters and the rest of their block: default-ignorable, drawn as nothing.
+		return true
+	case r >= 0x2065 && r <= 0x206F, r >= 0xFFF0 && r <= 0xFFFB:
+		// Deprecated format controls, interlinear annotation marks and unassigned
+		// default-ignorable code points: drawn as nothing, no use in web text.
 		return true
 	case r < 0x20:
 		return r != '\t' && r != '\n' && r != '\r'
@@ -221,7 +254,7 @@ func dropInvisible(s string) (string, int, int) {
 		case r == utf8.RuneError && size == 1:
 			e.replace(i, i+1, "\uFFFD")
 			uni++
-		case isZeroWidth(r):
+		case isZeroWidth(r), isVariationSelector(r) && afterAlphabetLetter(s, i):
 			e.replace(i, i+size, "")
 			zw++
 		case isHidden(r):
@@ -263,11 +296,14 @@ func nextMayChange(s string, i int) int {
 }
 
 // mayBeInvisible marks the UTF-8 lead bytes of the characters dropInvisible changes:
-// U+0080–U+00BF (C2), U+061C (D8), U+1680 and U+180E (E1), U+2000–U+206F (E2),
-// U+3000 (E3), U+FEFF (EF) and the tag characters U+E0000–U+E007F (F3). mayChange adds
-// the ASCII control characters, so a table lookup per byte skips everything else.
+// U+0080–U+00BF (C2), U+034F (CD), U+061C (D8), U+115F, U+1160, U+1680, U+17B4,
+// U+17B5 and U+180E (E1), U+2000–U+206F (E2), U+3000 and U+3164 (E3), the variation
+// selectors, U+FEFF and U+FFA0 (EF), the format controls U+1BCA0–U+1BCA3 and
+// U+1D173–U+1D17A (F0), and the tag characters and variation selectors from U+E0000
+// (F3). mayChange adds the ASCII control characters, so a table lookup per byte skips
+// everything else.
 var mayBeInvisible, mayChange = func() (a, b [256]bool) {
-	for _, c := range []byte{0xC2, 0xD8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF3} {
+	for _, c := range []byte{0xC2, 0xCD, 0xD8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF0, 0xF3} {
 		a[c], b[c] = true, true
 	}
 	for c := 0; c < 0x20; c++ {

@@ -3,6 +3,7 @@ package sanitize
 import (
 	"html"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -118,11 +119,14 @@ func indexTagOpen(s string) int {
 }
 
 // ignorableInTag reports characters a reader's eye (or a tokenizer) skips inside a
-// tag: whitespace, zero-width and bidi characters, tag characters.
+// tag: whitespace, zero-width and bidi characters, tag characters, and any other
+// format character (no real text puts one inside a wrapper tag's name, so reading
+// past all of them costs nothing).
 func ignorableInTag(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v' ||
-		isZeroWidth(r) || isHidden(r) || r == '\u00A0' || r == '\u3000' ||
-		(r >= '\u2000' && r <= '\u200A') || r == '\u202F' || r == '\u205F'
+		isZeroWidth(r) || isHidden(r) || isVariationSelector(r) || r == '\u00A0' || r == '\u3000' ||
+		(r >= '\u2000' && r <= '\u200A') || r == '\u202F' || r == '\u205F' ||
+		r >= utf8.RuneSelf && unicode.Is(unicode.Cf, r)
 }
 
 // tagLetter folds r to the lower-case ASCII it reads as (full-width forms included).
