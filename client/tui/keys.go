@@ -8,6 +8,7 @@ import (
 // keyMap lists the bindings; the help line shows those of the current mode.
 type keyMap struct {
 	Send, Newline, PageUp, PageDown, Quit, Commands key.Binding
+	Scroll                                          key.Binding // PageUp and PageDown as one help entry
 	Approve, Deny, ApproveAll, DenyAll, Full        key.Binding
 	Skip, Back, Pick, Move                          key.Binding
 }
@@ -15,16 +16,17 @@ type keyMap struct {
 func newKeyMap() keyMap {
 	return keyMap{
 		Send:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
-		Newline:    key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter", "new line")),
+		Newline:    key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter", "newline")),
 		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
 		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
+		Scroll:     key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/dn", "scroll")),
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 		Commands:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/help", "commands")),
 		Approve:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "approve")),
 		Deny:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
 		ApproveAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve rest")),
 		DenyAll:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny rest")),
-		Full:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "full arguments")),
+		Full:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "full args")),
 		Skip:       key.NewBinding(key.WithKeys("enter", "esc"), key.WithHelp("enter", "done (empty skips)")),
 		Back:       key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("esc", "back")),
 		Pick:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "resume")),
@@ -45,9 +47,10 @@ func (k keyMap) forMode(m mode) help.KeyMap {
 	case modeReason:
 		return bindings{k.Skip, k.Quit}
 	case modeArgs:
-		return bindings{k.Back, k.PageUp, k.PageDown, k.Quit}
+		return bindings{k.Back, k.Scroll, k.Quit}
 	case modePicker:
 		return bindings{k.Move, k.Pick, k.Back, k.Quit}
 	}
-	return bindings{k.Send, k.Newline, k.PageUp, k.PageDown, k.Commands, k.Quit}
+	// Short enough for 80 columns: a cut help line would hide ctrl+c.
+	return bindings{k.Send, k.Newline, k.Scroll, k.Commands, k.Quit}
 }

@@ -794,3 +794,19 @@ func TestAnswerFooter(t *testing.T) {
 		})
 	}
 }
+
+// At 80 columns the help line of every mode fits whole, so ctrl+c is never cut off.
+func TestHelpLineFitsEightyColumns(t *testing.T) {
+	for _, md := range []struct {
+		name string
+		mode mode
+	}{{"chat", modeChat}, {"approval", modeApproval}, {"reason", modeReason}, {"args", modeArgs}, {"picker", modePicker}} {
+		t.Run(md.name, func(t *testing.T) {
+			m := newTestModel(t, clienttest.New(t), 80, 24)
+			line := m.help.View(m.keys.forMode(md.mode))
+			if w := ansi.StringWidth(line); w > 80 || !strings.HasSuffix(line, "ctrl+c quit") {
+				t.Fatalf("help line (%d cells) is cut: %q", w, line)
+			}
+		})
+	}
+}
