@@ -45,7 +45,7 @@ tmux new-session -d -s "$session" -x 120 -y 40 -c "$tmp/run" \
 	"env HOME='$tmp/home' XDG_STATE_HOME='$tmp/state' XDG_CONFIG_HOME='$tmp/config' XDG_CACHE_HOME='$tmp/cache' TERM=xterm-256color '$tmp/ai-client' --demo; echo \"ai-client exited with \$?\"; sleep 600"
 
 wait_for "AI Lab"
-wait_for "demo model"
+wait_for "│ demo model (offline) │"
 tmux send-keys -t "$session" -l "create a file named hello.txt with hello from tmux"
 tmux send-keys -t "$session" Enter
 wait_for "Tool Approval Required"

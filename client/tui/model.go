@@ -706,11 +706,11 @@ func (m *Model) statusBar() string {
 	if model == "" {
 		model = "?"
 	}
-	if model == "demo" {
-		model = "demo model (offline, no LLM)"
-	}
 	// The server names these; Visible keeps a hostile one from drawing on the terminal.
-	model = client.Visible(model)
+	model = "model " + client.Visible(model)
+	if m.model == "demo" {
+		model = "demo model (offline)" // short enough that 80 columns keep it whole
+	}
 	preset, session := client.Visible(m.preset), client.Visible(m.sessionID)
 	if preset == "" {
 		preset = "?"
@@ -723,7 +723,7 @@ func (m *Model) statusBar() string {
 		server = m.c.BaseURL()
 	}
 	// Most useful first: a narrow terminal cuts the server address, not the session.
-	line := fmt.Sprintf(" AI Lab │ session %s │ preset %s │ model %s │ %s", session, preset, model, server)
+	line := fmt.Sprintf(" AI Lab │ session %s │ preset %s │ %s │ %s", session, preset, model, server)
 	line = cutw(line, m.width)
 	return m.styles.bar.Render(line + strings.Repeat(" ", max(0, m.width-ansi.StringWidth(line))))
 }

@@ -425,8 +425,9 @@ func TestFullArgumentsView(t *testing.T) {
 func TestDemoModelLabel(t *testing.T) {
 	srv := clienttest.New(t)
 	srv.Model = "demo"
-	m := newTestModel(t, srv, 120, 24)
-	if !strings.Contains(m.View(), "model demo model") {
+	m := newTestModel(t, srv, 80, 24)
+	m.sessionID = "s_5611fa93369d0f99" // as long as real ids: the label must still fit
+	if !strings.Contains(m.View(), "│ demo model (offline) │") {
 		t.Fatalf("status bar does not label the demo model:\n%s", m.View())
 	}
 }
