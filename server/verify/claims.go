@@ -178,6 +178,20 @@ func withoutTrailingCommas(raw string) []byte {
 	return out
 }
 
+// presentsClaim reports whether raw, one balanced object, is a claim as
+// jsonClaims sees it.
+func presentsClaim(raw string) bool {
+	if !mayBeClaim(raw) {
+		return false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(raw), &obj) != nil && json.Unmarshal(withoutTrailingCommas(raw), &obj) != nil {
+		return false
+	}
+	_, ok := claimFromObject(obj)
+	return ok
+}
+
 // mayBeClaim is a cheap filter that spares json.Unmarshal for the many
 // objects that cannot be claims.
 func mayBeClaim(raw string) bool {

@@ -77,6 +77,12 @@ func ParseTextCalls(text string, known []string) (calls []TextCall, visible stri
 				continue
 			}
 		}
+		if presentsClaim(text[i:end]) {
+			// A tool result the reply presents is for the validator, and so is
+			// the call it may show beside the result.
+			i = end - 1
+			continue
+		}
 		call, ok := parseJSONCall(text[i:end], known)
 		if !ok {
 			continue
@@ -181,7 +187,7 @@ func parseJSONCall(raw string, known []string) (TextCall, bool) {
 			}
 			name = ""
 		}
-		if name == "" || hasAny(obj, "execution_id", "result", "results", "output", "error", "status") {
+		if name == "" || hasAny(obj, resultKeys...) {
 			return TextCall{}, false
 		}
 	}
@@ -218,6 +224,10 @@ func parseJSONCall(raw string, known []string) (TextCall, bool) {
 	}
 	return call, true
 }
+
+// resultKeys are what an object presenting a tool result carries and a call
+// does not.
+var resultKeys = []string{"execution_id", "result", "results", "output", "error", "status"}
 
 // plausibleToolName reports whether an unregistered name with these arguments
 // still reads as a tool call (which then gets the list of available tools): a

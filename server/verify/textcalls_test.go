@@ -156,6 +156,11 @@ func TestParseTextCalls(t *testing.T) {
 			visible: `{"tool": "web_search", "parameters": {"query": "go"}, "result": "none"}`,
 		},
 		{
+			name:    "OpenAI shape with a result is a claim, not a call",
+			text:    `{"function": {"name": "web_search", "arguments": {"query": "go"}}, "output": "3 results"}`,
+			visible: `{"function": {"name": "web_search", "arguments": {"query": "go"}}, "output": "3 results"}`,
+		},
+		{
 			name:    "package.json is no call",
 			text:    `{"name": "@acme/app", "arguments": {"a": 1}} and {"name": "app", "arguments": ["--fast"]}`,
 			visible: `{"name": "@acme/app", "arguments": {"a": 1}} and {"name": "app", "arguments": ["--fast"]}`,
