@@ -118,13 +118,14 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 		s, zw, u = dropInvisible(s)
 		zeroWidth += zw
 		uni += u
-		var n, m int
+		var n, m, k int
 		s, n = nfkcSpans(s)
 		s, m = foldMixedScript(s)
-		if n+m == 0 {
+		s, k = foldSmallCaps(s)
+		if n+m+k == 0 {
 			break
 		}
-		uni += n + m
+		uni += n + m + k
 	}
 	return s, zeroWidth, uni
 }
@@ -395,4 +396,93 @@ func latinTwin(r rune) rune {
 		return rune(l - 'a' + 'A')
 	}
 	return rune(l)
+}
+
+// smallCaps maps the Latin small capitals, which NFKC keeps, to the letters they
+// imitate ("ꜱʏꜱᴛᴇᴍ", "ɪɢɴᴏʀᴇ"). There is no small capital x.
+var smallCaps = map[rune]byte{
+	'ᴀ': 'a', 'ʙ': 'b', 'ᴄ': 'c', 'ᴅ': 'd', 'ᴇ': 'e', 'ꜰ': 'f', 'ɢ': 'g', 'ʜ': 'h',
+	'ɪ': 'i', 'ᴊ': 'j', 'ᴋ': 'k', 'ʟ': 'l', 'ᴍ': 'm', 'ɴ': 'n', 'ᴏ': 'o', 'ᴘ': 'p',
+	'ꞯ': 'q', 'ʀ': 'r', 'ꜱ': 's', 'ᴛ': 't', 'ᴜ': 'u', 'ᴠ': 'v', 'ᴡ': 'w', 'ʏ': 'y',
+	'ᴢ': 'z',
+}
+
+// foldSmallCaps rewrites words written in Latin small capitals, alone or among
+// ASCII letters, to plain letters. A word that also holds other letters (IPA such as
+// "ˈɪŋɡlɪʃ" with ŋ and ʃ) or is one small capital alone is left as it is.
+func foldSmallCaps(s string) (string, int) {
+	e := editor{src: s}
+	n := 0
+	for i := 0; i < len(s); {
+		p := nextSmallCapLead(s, i)
+		if p == len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[p:])
+		if _, ok := smallCaps[r]; !ok {
+			i = p + size
+			continue
+		}
+		ws, we := p, p+size
+		for ws > 0 {
+			r, sz := utf8.DecodeLastRuneInString(s[:ws])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			ws -= sz
+		}
+		for we < len(s) {
+			r, sz := utf8.DecodeRuneInString(s[we:])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			we += sz
+		}
+		if word := s[ws:we]; smallCapsDisguise(word) {
+			e.replace(ws, we, strings.Map(func(r rune) rune {
+				if l, ok := smallCaps[r]; ok {
+					return rune(l)
+				}
+				return r
+			}, word))
+			n++
+		}
+		i = we
+	}
+	return e.result(), n
+}
+
+// smallCapsDisguise reports a word made only of small capitals and ASCII letters,
+// with at least two letters.
+func smallCapsDisguise(word string) bool {
+	letters := 0
+	for _, r := range word {
+		if _, ok := smallCaps[r]; !ok && !isASCIILetterRune(r) {
+			return false
+		}
+		letters++
+	}
+	return letters >= 2
+}
+
+// nextSmallCapLead returns the index of the next lead byte a small capital can start
+// with (C9 and CA for U+0240–U+02BF, E1 for U+1D00–U+1D3F, EA for U+A700–U+A7FF) at
+// or after i, or len(s). No continuation byte has these values.
+func nextSmallCapLead(s string, i int) int {
+	for i < len(s) {
+		if i+8 <= len(s) && load64(s, i)&highBits == 0 {
+			i += 8
+			continue
+		}
+		switch s[i] {
+		case 0xC9, 0xCA, 0xEA:
+			return i
+		case 0xE1:
+			if i+1 < len(s) && s[i+1] == 0xB4 {
+				return i
+			}
+		}
+		i++
+	}
+	return i
 }

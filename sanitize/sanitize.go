@@ -35,7 +35,8 @@
 //
 // Look-alike letters from other scripts that NFKC keeps (a Cyrillic 'о' in "ignоre")
 // are folded to Latin in words that mix scripts (unicode layer) and in role prefixes;
-// a word written wholly in Cyrillic or Greek is left alone. Known limit: a take-over
+// a word written wholly in Cyrillic or Greek is left alone. Latin small capitals
+// ("ꜱʏꜱᴛᴇᴍ") are folded in words made of them and ASCII letters only, so IPA stays. Known limit: a take-over
 // phrase padded to more than 256 bytes between its words escapes the breakout layer.
 // Sanitize is safe for concurrent use.
 package sanitize
