@@ -60,6 +60,13 @@ func TestApproveRunsTheCallAndAnswers(t *testing.T) {
 	if code := h.do("GET", "/executions/"+r.ToolsUsed[0].ExecutionID, nil, &e); code != 200 || !e.Completed || e.SessionID != r.SessionID || e.ToolName != "write_file" {
 		t.Fatalf("ledger record: %d %+v", code, e)
 	}
+	if string(e.Arguments) != `{"content":"hello","path":"a.txt"}` || e.StartedAt.IsZero() || e.Error != "" {
+		t.Fatalf("ledger record: %+v (arguments %s)", e, e.Arguments)
+	}
+	status, ee := h.errorOf("GET", "/executions/write_file_1763769600123_00000000", nil)
+	if status != 404 || ee.Code != "not_found" {
+		t.Fatalf("unknown execution: %d %+v", status, ee)
+	}
 }
 
 func TestDenyTellsTheModelWithFeedback(t *testing.T) {

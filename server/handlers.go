@@ -17,7 +17,10 @@ import (
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/server/verify"
 	"github.com/ailab/ai-lab/store"
+	"github.com/ailab/ai-lab/tools"
+	"github.com/ailab/ai-lab/tracing"
 )
 
 func (s *Server) health(c *gin.Context) {
@@ -218,6 +221,7 @@ func (s *Server) session(c *gin.Context) {
 		return
 	}
 	out := api.SessionDetail{SessionID: id, Messages: []api.Message{}, ToolsPending: []api.PendingTool{}}
+	known := tools.Names
 	for _, raw := range raws {
 		var m llm.Message
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -225,6 +229,12 @@ func (s *Server) session(c *gin.Context) {
 			return
 		}
 		am := api.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0 {
+			// Calls the model wrote as text stay in its history, but not in the transcript.
+			if calls, visible := verify.ParseTextCalls(m.Content, known); len(calls) > 0 {
+				am.Content = visible
+			}
+		}
 		for _, tc := range m.ToolCalls {
 			am.ToolCalls = append(am.ToolCalls, api.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: argsJSON(tc.Arguments)})
 		}
@@ -303,6 +313,8 @@ func (s *Server) execution(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	// The ledger keeps arguments exactly; what it shows masks secrets, as traces do.
+	e.Arguments = tracing.MaskArguments(e.Arguments)
 	c.JSON(http.StatusOK, e)
 }
 

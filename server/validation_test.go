@@ -171,6 +171,17 @@ func TestTextFormatToolCalls(t *testing.T) {
 	if data, _ := os.ReadFile(h.ws("t.txt")); string(data) != "from text" || !r.Validation.Valid {
 		t.Fatalf("file %q reply %+v", data, r)
 	}
+	// The transcript shows what the model said, not the calls it wrote as text.
+	var d api.SessionDetail
+	h.do("GET", "/sessions/"+r.SessionID, nil, &d)
+	for _, m := range d.Messages {
+		if m.Role == "assistant" && (strings.Contains(m.Content, "<tool:") || strings.Contains(m.Content, `"parameters"`)) {
+			t.Errorf("transcript shows a text call: %q", m.Content)
+		}
+	}
+	if d.Messages[1].Role != "assistant" || strings.TrimSpace(d.Messages[1].Content) != "I'll look." {
+		t.Errorf("visible text lost: %+v", d.Messages[1])
+	}
 }
 
 func TestTracesRecordTheChain(t *testing.T) {
@@ -192,6 +203,11 @@ func TestTracesRecordTheChain(t *testing.T) {
 	}
 	if strings.Contains(string(tr.Calls[1].Arguments), "sk-123") {
 		t.Fatalf("secret in trace arguments: %s", tr.Calls[1].Arguments)
+	}
+	var rec api.Execution
+	h.do("GET", "/executions/"+tr.Calls[1].ExecutionID, nil, &rec)
+	if rec.ExecutionID == "" || strings.Contains(string(rec.Arguments), "sk-123") {
+		t.Fatalf("ledger record shows the secret: %+v %s", rec, rec.Arguments)
 	}
 	var failed []api.Trace
 	h.do("GET", "/traces?failed=true&tool=read_file", nil, &failed)
