@@ -22,7 +22,7 @@
 //
 // Neutralized text is replaced by these markers: a fake transcript prefix such as
 // "SYSTEM:" by [role prefix removed], a template or special token such as <|im_start|>
-// by [instruction token removed], a take-over sentence (from its first word to the end
+// (or a text tool-call tag, <tool:NAME>) by [instruction token removed], a take-over sentence (from its first word to the end
 // of the sentence) by [filtered content], and a wrapper tag (<webpage_content,
 // </search_results in any spelling) by [wrapper tag removed], counted as breakout.
 // The wrapping functions neutralize wrapper tags too, so content that was never

@@ -168,6 +168,20 @@ func matchAngleToken(s string, i int, aggressive bool) int {
 		j = skipBlanks(s, j+1)
 	}
 	name, k := readName(s, j)
+	if name == "tool" && k < len(s) && s[k] == ':' {
+		// <tool:NAME> is how AI Lab's models without native tool calling write a
+		// call; a page that hands one to the model hopes it gets echoed and run.
+		m := k + 1
+		for m < len(s) && (isNameByte(s[m]) || s[m] >= '0' && s[m] <= '9' || s[m] == '.') {
+			m++
+		}
+		if m > k+1 {
+			if m = skipBlanks(s, m); m < len(s) && s[m] == '>' {
+				return m + 1
+			}
+		}
+		return -1
+	}
 	if !angleTags[name] && !(aggressive && angleTagsAggressive[name]) {
 		return -1
 	}
