@@ -46,6 +46,9 @@ var window = "5m"
 // tracingYAML is the tracing section for the harnesses made after it is set.
 var tracingYAML = "tracing:\n  retention_count: 10000\n"
 
+// webCacheTTL is web.cache_ttl for the harnesses made after it is set.
+var webCacheTTL = "15m"
+
 // searchEndpoint is web.search_endpoint for the harnesses made after it is set; the
 // default is a closed loopback port, so no test can reach DuckDuckGo.
 var searchEndpoint = "http://127.0.0.1:9/html/"
@@ -77,7 +80,8 @@ web:
   search_endpoint: %q
   search_lite_endpoint: "http://127.0.0.1:9/lite/"
   search_interval: 1ms
-%s`, filepath.Join(h.dir, "state"), h.model.URL(), preset, filepath.Join(h.dir, "ws"), window, searchEndpoint, tracingYAML)
+  cache_ttl: %s
+%s`, filepath.Join(h.dir, "state"), h.model.URL(), preset, filepath.Join(h.dir, "ws"), window, searchEndpoint, webCacheTTL, tracingYAML)
 	if err := os.WriteFile(h.cfgPath, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/tools"
@@ -52,17 +53,26 @@ func WebTools(cfg *config.Config) []tools.Tool {
 		Region:       w.Region,
 		SafeSearch:   w.SafeSearch,
 		MaxResults:   w.MaxResults,
-		CacheTTL:     w.CacheTTL,
+		CacheTTL:     offWhenZero(w.CacheTTL),
 		Timeout:      w.FetchTimeout,
-		MinInterval:  w.SearchInterval,
+		MinInterval:  offWhenZero(w.SearchInterval),
 	})
 	fetcher := websearch.NewFetcher(websearch.FetchOptions{
 		Timeout:      w.FetchTimeout,
 		MaxPageBytes: w.MaxPageBytes,
-		CacheTTL:     w.CacheTTL,
+		CacheTTL:     offWhenZero(w.CacheTTL),
 		AllowPrivate: w.AllowPrivateAddresses,
 		AllowDomains: w.AllowDomains,
 		BlockDomains: w.BlockDomains,
 	})
 	return []tools.Tool{tools.NewWebSearch(searcher, opts), tools.NewReadWebpage(fetcher, opts)}
+}
+
+// offWhenZero maps config's 0 ("off", as config.yaml documents) to websearch's
+// negative "off"; websearch reads 0 as "use the default".
+func offWhenZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

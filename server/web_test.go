@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ailab/ai-lab/llm/llmtest"
@@ -18,10 +20,14 @@ func TestWebSearchNeedsApprovalAndComesBackWrapped(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the DuckDuckGo fixtures live in ../shared beside the repository: %v", err)
 	}
+	var mu sync.Mutex
 	var queries []string
+	seen := func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), queries...) }
 	ddg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.ParseForm()
+		mu.Lock()
 		queries = append(queries, r.PostForm.Get("q"))
+		mu.Unlock()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(page)
 	}))
@@ -33,15 +39,15 @@ func TestWebSearchNeedsApprovalAndComesBackWrapped(t *testing.T) {
 		llmtest.Calls(llmtest.Call("call_s", "web_search", `{"query": "does caffeine affect sleep", "max_results": 3}`)),
 		replyWith("Caffeine affects sleep (execution_id: %s)."))
 	r := h.chat("", "search the web for caffeine and sleep")
-	if !r.ApprovalRequired || r.ToolsPending[0].ToolName != "web_search" || len(queries) != 0 {
-		t.Fatalf("web_search ran without approval under strict: %+v, %v", r, queries)
+	if !r.ApprovalRequired || r.ToolsPending[0].ToolName != "web_search" || len(seen()) != 0 {
+		t.Fatalf("web_search ran without approval under strict: %+v, %v", r, seen())
 	}
 	r = h.approve(r.SessionID, approved("call_s"))
 	if !r.Validation.Valid || len(r.ToolsUsed) != 1 || r.ToolsUsed[0].Status != "ok" {
 		t.Fatalf("reply %+v", r)
 	}
-	if len(queries) != 1 || queries[0] != "does caffeine affect sleep" {
-		t.Fatalf("DuckDuckGo saw %v", queries)
+	if q := seen(); len(q) != 1 || q[0] != "does caffeine affect sleep" {
+		t.Fatalf("DuckDuckGo saw %v", q)
 	}
 	reqs := h.model.Requests()
 	tm := toolMessages(reqs[len(reqs)-1])
@@ -55,5 +61,35 @@ func TestWebSearchNeedsApprovalAndComesBackWrapped(t *testing.T) {
 	res := string(msg.Result)
 	if !strings.Contains(res, `<search_results source=\"duckduckgo\"`) || !strings.Contains(res, "sleepfoundation.org") {
 		t.Fatalf("result not wrapped or missing the first hit: %s", res)
+	}
+}
+
+func TestWebCacheFollowsCacheTTL(t *testing.T) {
+	page, err := os.ReadFile("../../shared/fixtures/ddg/html-caffeine-sleep.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	ddg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	}))
+	defer ddg.Close()
+	searchEndpoint = ddg.URL + "/html/"
+	defer func() { searchEndpoint = "http://127.0.0.1:9/html/"; webCacheTTL = "15m" }()
+	search := llmtest.Calls(llmtest.Call("", "web_search", `{"query": "caffeine"}`))
+	for _, c := range []struct {
+		ttl  string
+		hits int32
+	}{{"15m", 1}, {"0s", 2}} {
+		hits.Store(0)
+		webCacheTTL = c.ttl
+		h := newLoopHarness(t, "minimal", search, llmtest.Text("one"), search, llmtest.Text("two"))
+		h.chat("", "a")
+		h.chat("", "b")
+		if n := hits.Load(); n != c.hits {
+			t.Errorf("cache_ttl %s: DuckDuckGo asked %d times, want %d", c.ttl, n, c.hits)
+		}
 	}
 }
