@@ -159,6 +159,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			In: stdin, Out: stdout, Prompt: stderr, Echo: !isTerminal(stdin), OutIsTerminal: isTerminal(stdout),
 		}
 		if err := once.Run(ctx, c.Client); err != nil {
+			if ctx.Err() != nil {
+				// Not the transport's "Post …: interrupt signal received".
+				err = errors.New("interrupted before the answer came; the server may still finish the turn")
+			}
 			fmt.Fprintln(stderr, "ai-client:", err)
 			return exitFailure
 		}

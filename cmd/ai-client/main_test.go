@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ailab/ai-lab/api"
@@ -108,5 +111,28 @@ func TestRunJSON(t *testing.T) {
 	}
 	if a := srv.Approvals(); len(a) != 1 || a[0].Decisions[0].Approved {
 		t.Fatalf("approvals = %+v", a)
+	}
+}
+
+// Ctrl+C during a one-shot turn ends it with one plain sentence, not a transport error.
+func TestRunInterrupted(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/chat" {
+			close(arrived)
+			<-release // a turn that outlasts the user's patience
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	go func() {
+		<-arrived // run's signal handler is in place once it has sent the chat
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	var out, errb bytes.Buffer
+	code := run([]string{"--server", srv.URL, "--token", "x", "-p", "hi"}, strings.NewReader(""), &out, &errb, env(nil))
+	want := "ai-client: interrupted before the answer came; the server may still finish the turn\n"
+	if code != 1 || errb.String() != want {
+		t.Fatalf("exit %d, stderr %q; want 1 and %q", code, errb.String(), want)
 	}
 }
