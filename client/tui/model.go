@@ -634,6 +634,26 @@ func (m *Model) refresh() {
 	}
 }
 
+// Leftover is the sentence to print after the TUI closes when the user leaves
+// something behind in the server: calls waiting for decisions, or a turn still
+// running. It is empty when nothing is left.
+func (m *Model) Leftover() string {
+	if m.sessionID == "" {
+		return ""
+	}
+	again := "ai-client --session " + m.sessionID
+	if m.demo {
+		again = "ai-client --demo --session " + m.sessionID
+	}
+	switch {
+	case m.batch != nil:
+		return fmt.Sprintf("session %s still waits for your approval decisions; %s picks them up", m.sessionID, again)
+	case m.busy && !m.demo: // the demo's server stops with this process
+		return fmt.Sprintf("session %s: the server goes on with the running turn; %s shows its answer", m.sessionID, again)
+	}
+	return ""
+}
+
 // View draws the screen.
 func (m *Model) View() string {
 	var sb strings.Builder

@@ -811,3 +811,31 @@ func TestHelpLineFitsEightyColumns(t *testing.T) {
 		})
 	}
 }
+
+// Quitting with calls waiting or a turn running says how to come back to them.
+func TestLeftoverOnQuit(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(m *Model)
+		want  string
+	}{
+		{"nothing left", func(m *Model) { m.sessionID = "s_1" }, ""},
+		{"new session", func(m *Model) {}, ""},
+		{"calls waiting", func(m *Model) { m.sessionID, m.batch = "s_1", client.NewBatch(twoCalls()) },
+			"session s_1 still waits for your approval decisions; ai-client --session s_1 picks them up"},
+		{"calls waiting under --demo", func(m *Model) { m.sessionID, m.demo, m.batch = "s_1", true, client.NewBatch(twoCalls()) },
+			"session s_1 still waits for your approval decisions; ai-client --demo --session s_1 picks them up"},
+		{"turn running", func(m *Model) { m.sessionID, m.busy = "s_1", true },
+			"session s_1: the server goes on with the running turn; ai-client --session s_1 shows its answer"},
+		{"turn running under --demo stops with it", func(m *Model) { m.sessionID, m.busy, m.demo = "s_1", true, true }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(Options{Client: client.New("http://127.0.0.1:1", "", nil)})
+			tt.setup(m)
+			if got := m.Leftover(); got != tt.want {
+				t.Fatalf("Leftover() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

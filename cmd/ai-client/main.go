@@ -227,9 +227,15 @@ func runTUI(ctx context.Context, c connection, o options, stderr io.Writer) int 
 	r := lipgloss.NewRenderer(os.Stdout)
 	m := tui.New(tui.Options{Client: c.Client, SessionID: o.session, Renderer: r, Context: ctx, Demo: o.demo})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx))
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
+	final, err := p.Run()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "ai-client:", err)
 		return exitFailure
+	}
+	if fm, ok := final.(*tui.Model); ok {
+		if s := fm.Leftover(); s != "" {
+			fmt.Fprintln(stderr, "ai-client:", s)
+		}
 	}
 	return exitOK
 }
