@@ -273,6 +273,9 @@ type ScreenOptions struct {
 	Width       int        // terminal columns the screen must fit; <= 0 means 80
 	MaxArgLines int        // lines of arguments per row before "…"; <= 0 means no limit
 	Style       TableStyle // from NewTableStyle
+	// Short is for a screen too small for the whole batch: the message line and the
+	// rows already decided are left out, so the row being decided stays in view.
+	Short bool
 }
 
 const tableTitle = "Tools Requesting Approval"
@@ -292,8 +295,10 @@ func (b *Batch) Screen(opt ScreenOptions) string {
 	var sb strings.Builder
 	sb.WriteString(opt.Style.Title.Render(cut("⚠ Tool Approval Required", width)))
 	sb.WriteString("\n")
-	sb.WriteString(ansi.Wrap(Visible(msg), width, ""))
-	sb.WriteString("\n\n")
+	if !opt.Short {
+		sb.WriteString(ansi.Wrap(Visible(msg), width, ""))
+		sb.WriteString("\n\n")
+	}
 	sb.WriteString(b.table(width, opt))
 	return sb.String()
 }
@@ -301,10 +306,14 @@ func (b *Batch) Screen(opt ScreenOptions) string {
 func (b *Batch) table(width int, opt ScreenOptions) string {
 	// Tool cells carry a marker column so the current row shows without colour too.
 	toolW := len("Tool")
-	names := make([]string, len(b.Pending))
-	for i, p := range b.Pending {
+	pending, cur := b.Pending, b.Current()
+	if opt.Short && cur < len(pending) {
+		pending, cur = pending[cur:], 0
+	}
+	names := make([]string, len(pending))
+	for i, p := range pending {
 		mark := "  "
-		if i == b.Current() && len(b.Pending) > 1 {
+		if i == cur && len(b.Pending) > 1 {
 			mark = "▸ "
 		}
 		names[i] = mark + Visible(p.ToolName)
@@ -319,8 +328,8 @@ func (b *Batch) table(width int, opt ScreenOptions) string {
 			names[i] = cut(names[i], toolW)
 		}
 	}
-	rows := make([][]string, len(b.Pending))
-	for i, p := range b.Pending {
+	rows := make([][]string, len(pending))
+	for i, p := range pending {
 		lines := strings.Split(PrettyArgs(p.Arguments), "\n")
 		if n := opt.MaxArgLines; n > 0 && len(lines) > n {
 			// Indented JSON does not fit: compact JSON is as exact and far denser.
@@ -350,7 +359,7 @@ func (b *Batch) table(width int, opt ScreenOptions) string {
 			s := opt.Style.Cell
 			if row == table.HeaderRow {
 				s = opt.Style.Header
-			} else if row == b.Current() {
+			} else if row == cur {
 				s = opt.Style.Current
 			}
 			if col == 0 {

@@ -703,7 +703,14 @@ func (m *Model) approvalView() string {
 	per := max(1, avail/max(1, len(b.Pending)))
 	screen := b.Screen(client.ScreenOptions{Width: m.width, MaxArgLines: per, Style: m.styles.table})
 	lines := strings.Split(screen, "\n")
-	if limit := m.height - 4; len(lines) > limit {
+	limit := m.height - 4
+	if len(lines) > limit {
+		// Too small for the whole batch: keep the row being decided in view.
+		left := len(b.Pending) - b.Current()
+		per = max(1, (limit-6)/max(1, left)) // heading 1, title box 2, header 2, bottom 1
+		lines = strings.Split(b.Screen(client.ScreenOptions{Width: m.width, MaxArgLines: per, Style: m.styles.table, Short: true}), "\n")
+	}
+	if len(lines) > limit {
 		lines = append(lines[:max(0, limit-1)], cutw("… more rows below; they are asked one by one", m.width))
 	}
 	// Blank lines keep the help line at the bottom, where it is in the chat.

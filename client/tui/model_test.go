@@ -839,3 +839,36 @@ func TestLeftoverOnQuit(t *testing.T) {
 		})
 	}
 }
+
+// On a screen too small for the whole batch the row being decided stays in view.
+func TestSmallScreenKeepsTheCurrentRow(t *testing.T) {
+	four := clienttest.Pending("s_1",
+		clienttest.Call("write_file", `{"path":"a.txt","content":"1"}`, "c1"),
+		clienttest.Call("write_file", `{"path":"b.txt","content":"2"}`, "c2"),
+		clienttest.Call("write_file", `{"path":"c.txt","content":"3"}`, "c3"),
+		clienttest.Call("delete_file", `{"path":"x.txt"}`, "c4"))
+	tests := []struct {
+		name    string
+		decided int
+		want    string
+	}{
+		{"first", 0, `│ ▸ write_file │ {"path":"a.txt","content":"1"} │`},
+		{"last", 3, `│ ▸ delete_file│ {"path":"x.txt"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newTestModel(t, clienttest.New(t, four), 60, 12)
+			send(t, m, "go")
+			for range tt.decided {
+				press(t, m, "y")
+			}
+			v := m.View()
+			if !strings.Contains(v, tt.want) {
+				t.Fatalf("current row not in view:\n%s", v)
+			}
+			if n := strings.Count(v, "\n") + 1; n != 12 {
+				t.Fatalf("view is %d lines, want 12:\n%s", n, v)
+			}
+		})
+	}
+}
