@@ -57,6 +57,11 @@ func (o Once) Run(ctx context.Context, c *Client) error {
 		return fmt.Errorf("--approve must be ask, all or none, not %q", o.Approve)
 	}
 	reply, err := c.Chat(ctx, o.Message, o.SessionID)
+	var ae *APIError
+	if errors.As(err, &ae) && errors.Is(err, ErrApprovalPending) {
+		// The server's sentence points at POST /chat/approve; a script user needs the command.
+		ae.Message = fmt.Sprintf("session %s waits for decisions on earlier tool calls; decide them in `ai-client --session %s`, or leave out --session to start a new one", o.SessionID, o.SessionID)
+	}
 	if err != nil {
 		return err
 	}

@@ -160,10 +160,13 @@ func TestOnceFailures(t *testing.T) {
 		stdin   string
 		fail    func(s *clienttest.Server)
 		want    error
+		text    string // the whole message, when it matters
 	}{
-		{"stdin ends mid batch", client.ApproveAsk, "y\n", nil, client.ErrInputEnded},
-		{"409 on the chained approve", client.ApproveAll, "", func(s *clienttest.Server) { s.FailOn(3, 409, api.CodeNoPendingApproval) }, client.ErrNoPendingApproval},
-		{"model error on chat", client.ApproveAll, "", func(s *clienttest.Server) { s.FailOn(1, 502, api.CodeModelError) }, client.ErrModel},
+		{"stdin ends mid batch", client.ApproveAsk, "y\n", nil, client.ErrInputEnded, ""},
+		{"409 on the chained approve", client.ApproveAll, "", func(s *clienttest.Server) { s.FailOn(3, 409, api.CodeNoPendingApproval) }, client.ErrNoPendingApproval, ""},
+		{"model error on chat", client.ApproveAll, "", func(s *clienttest.Server) { s.FailOn(1, 502, api.CodeModelError) }, client.ErrModel, ""},
+		{"session waits for decisions", client.ApproveAll, "", func(s *clienttest.Server) { s.FailOn(1, 409, api.CodeApprovalPending) }, client.ErrApprovalPending,
+			"session s_9 waits for decisions on earlier tool calls; decide them in `ai-client --session s_9`, or leave out --session to start a new one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,10 +174,13 @@ func TestOnceFailures(t *testing.T) {
 			if tt.fail != nil {
 				tt.fail(srv)
 			}
-			o := client.Once{Message: "do it", Approve: tt.approve, In: strings.NewReader(tt.stdin), Out: &bytes.Buffer{}}
+			o := client.Once{Message: "do it", SessionID: "s_9", Approve: tt.approve, In: strings.NewReader(tt.stdin), Out: &bytes.Buffer{}}
 			err := o.Run(context.Background(), client.New(srv.URL, clienttest.Token, nil))
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			if tt.text != "" && err.Error() != tt.text {
+				t.Fatalf("message %q, want %q", err, tt.text)
 			}
 		})
 	}
