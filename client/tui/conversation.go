@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/glamour"
+	gansi "github.com/charmbracelet/glamour/ansi"
+	gstyles "github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
@@ -184,9 +186,25 @@ type markdown struct {
 func newMarkdown(p termenv.Profile) *markdown {
 	style := "dark"
 	if p == termenv.Ascii {
-		style = "ascii" // plain text: no colour, no escape codes, markdown markers removed
+		style = "ascii" // plain text: no colour, no escape codes
 	}
 	return &markdown{style: style, profile: p, renderers: map[int]*glamour.TermRenderer{}}
+}
+
+// plainStyle is glamour's ascii style without the **, * and ~~ it writes around
+// emphasis: goldmark splits words at _ and *, and glamour wraps each piece, so
+// "**write_file**" came out as "**write_****file**".
+func plainStyle() gansi.StyleConfig {
+	cfg := gstyles.ASCIIStyleConfig
+	cfg.Strong, cfg.Emph, cfg.Strikethrough = gansi.StylePrimitive{}, gansi.StylePrimitive{}, gansi.StylePrimitive{}
+	return cfg
+}
+
+func (md *markdown) styleOption() glamour.TermRendererOption {
+	if md.style == "ascii" {
+		return glamour.WithStyles(plainStyle())
+	}
+	return glamour.WithStandardStyle(md.style)
 }
 
 func (md *markdown) render(text string, width int) string {
@@ -194,7 +212,7 @@ func (md *markdown) render(text string, width int) string {
 	if !ok {
 		var err error
 		r, err = glamour.NewTermRenderer(
-			glamour.WithStandardStyle(md.style),
+			md.styleOption(),
 			glamour.WithColorProfile(md.profile),
 			glamour.WithWordWrap(max(10, width-4)),
 		)

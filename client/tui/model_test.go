@@ -872,3 +872,20 @@ func TestSmallScreenKeepsTheCurrentRow(t *testing.T) {
 		})
 	}
 }
+
+// Without colour, markdown emphasis is plain text: no markers, and words with _ whole.
+func TestPlainMarkdownKeepsWordsWhole(t *testing.T) {
+	tests := []struct{ name, in, want, absent string }{
+		{"strong with underscore", "- **write_file**: wrote `a.txt`", "• write_file: wrote a.txt", "**"},
+		{"emphasis", "an *important* note", "an important note", "*"},
+		{"strikethrough", "~~old~~ new", "old new", "~~"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := newMarkdown(termenv.Ascii).render(tt.in, 80)
+			if !strings.Contains(got, tt.want) || strings.Contains(got, tt.absent) || strings.Contains(got, "\x1b") {
+				t.Fatalf("render(%q) = %q, want %q without %q or escapes", tt.in, got, tt.want, tt.absent)
+			}
+		})
+	}
+}
