@@ -75,8 +75,12 @@ func post(t *testing.T, url, token string, body any) (*http.Response, []byte) {
 func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	h := newHarness(t, "strict")
 	h.stop()
+	arrived := make(chan struct{})
 	app, url, cancel, done := serveApp(t, h, slog.New(slog.NewTextHandler(&syncBuffer{}, nil)),
-		llmtest.Delay(400*time.Millisecond, llmtest.Text("finished after the signal")))
+		llmtest.Func(func(llmtest.Request) llmtest.Step {
+			close(arrived)
+			return llmtest.Delay(400*time.Millisecond, llmtest.Text("finished after the signal"))
+		}))
 	got := make(chan string, 1)
 	go func() {
 		resp, body := post(t, url+"/chat", app.Token, api.ChatRequest{Message: "slow"})
@@ -84,8 +88,8 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 		json.Unmarshal(body, &r)
 		got <- resp.Status + " " + r.Response
 	}()
-	time.Sleep(100 * time.Millisecond)
-	cancel() // SIGINT
+	<-arrived // the turn is in flight
+	cancel()  // SIGINT
 	select {
 	case s := <-got:
 		if s != "200 OK finished after the signal" {

@@ -79,9 +79,20 @@ func TestTraceRetentionRunsByItself(t *testing.T) {
 	h.chat("", "a")
 	time.Sleep(5 * time.Millisecond) // traces are ordered by their start, in milliseconds
 	second := h.chat("", "b")
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	h.app.RunRetention(ctx, time.Hour) // one pass, then waits for the next until ctx ends
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { h.app.RunRetention(ctx, time.Hour); close(stopped) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var list []api.Trace
+		h.do("GET", "/traces", nil, &list)
+		if len(list) == 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-stopped
 	var list []api.Trace
 	h.do("GET", "/traces", nil, &list)
 	if len(list) != 1 || list[0].TraceID != second.TraceID {

@@ -124,7 +124,8 @@ func TestIDFromAnotherSessionIsNotFound(t *testing.T) {
 }
 
 func TestIDFromEarlierTurnInsideTheWindowPassesAndOutsideFails(t *testing.T) {
-	window = "300ms"
+	// Wide enough that a loaded machine cites inside it, short enough to wait out.
+	window = "2s"
 	defer func() { window = "5m" }()
 	var id string
 	cite := llmtest.Func(func(req llmtest.Request) llmtest.Step { return llmtest.Text("As before (execution_id: " + id + ").") })
@@ -137,7 +138,7 @@ func TestIDFromEarlierTurnInsideTheWindowPassesAndOutsideFails(t *testing.T) {
 	if !r.Validation.Valid {
 		t.Fatalf("an id of an earlier turn inside the window failed: %+v", r.Validation)
 	}
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(2200 * time.Millisecond)
 	r = h.chat(r.SessionID, "and again")
 	if r.Validation.Valid {
 		t.Fatalf("an expired id passed: %+v", r)
