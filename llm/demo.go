@@ -391,6 +391,9 @@ func entryName(e any) string {
 func sizeNote(res map[string]any) string {
 	for _, k := range []string{"bytes", "size", "bytes_written", "length"} {
 		if n, ok := res[k].(float64); ok && n >= 0 && n <= math.MaxInt64 {
+			if n == 1 {
+				return " (1 byte)"
+			}
 			return fmt.Sprintf(" (%d bytes)", int64(n))
 		}
 	}

@@ -179,6 +179,16 @@ func TestDemoAnswers(t *testing.T) {
 			never: []string{"did not go on"},
 		},
 		{
+			name: "one byte is singular",
+			messages: []Message{
+				user("create a file named b.txt with x"),
+				calls(ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"content":"x","path":"b.txt"}`}),
+				toolMsg("call_1", `{"execution_id":"`+writeID+`","tool_name":"write_file","executed_at":"2026-11-21T23:00:00.123Z","result":{"path":"b.txt","bytes_written":1}}`),
+			},
+			want:  []string{"wrote `b.txt` (1 byte) (execution_id: " + writeID + ")."},
+			never: []string{"1 bytes"},
+		},
+		{
 			name: "denied stops the chain and quotes the feedback",
 			messages: []Message{
 				user("create a file named a.txt with hi and then delete it"),
