@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/ailab/ai-lab/config"
@@ -20,6 +22,11 @@ func startDemoServer(ctx context.Context) (url, token string, stop func(), err e
 	path, err := config.Find("")
 	if err != nil {
 		return "", "", nil, err
+	}
+	if path == "" {
+		if path, err = demoConfig(); err != nil {
+			return "", "", nil, err
+		}
 	}
 	cfg, err := config.Load(path)
 	if err != nil {
@@ -48,4 +55,34 @@ func startDemoServer(ctx context.Context) (url, token string, stop func(), err e
 		app.Close()
 	}
 	return "http://" + ln.Addr().String(), app.Token, stop, nil
+}
+
+// demoConfigText is the config the demo writes when it finds no config.yaml, so that
+// /preset NAME has a file to rewrite; the defaults fill in every other key.
+const demoConfigText = `# Configuration of ai-client --demo, made because no config.yaml was found.
+# Every key not set here has its documented default (see config.yaml in the
+# repository); ./workspace is relative to the folder you start the demo in.
+safety:
+  preset: strict   # strict | moderate | minimal | custom; /preset NAME rewrites it
+`
+
+// demoConfig returns the demo's own config file in the state directory, writing it
+// on first use.
+func demoConfig() (string, error) {
+	defaults, err := config.Load("")
+	if err != nil {
+		return "", err
+	}
+	dir := defaults.StateDir()
+	path := filepath.Join(dir, "demo-config.yaml")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("cannot create the state directory %s: %w", dir, err)
+	}
+	if err := os.WriteFile(path, []byte(demoConfigText), 0o600); err != nil {
+		return "", fmt.Errorf("cannot write the demo's config %s: %w", path, err)
+	}
+	return path, nil
 }
