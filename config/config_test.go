@@ -155,7 +155,7 @@ func TestRepoConfigIsTheDefault(t *testing.T) {
 }
 
 func TestLoadEnvOverrides(t *testing.T) {
-	file := "llm:\n  model: from-file\nsafety:\n  preset: minimal\n"
+	file := "llm:\n  model: from-file\nsafety:\n  preset: minimal\n  tools_requiring_approval: [write_file]\n"
 	tests := []struct {
 		name  string
 		env   map[string]string
@@ -172,6 +172,13 @@ func TestLoadEnvOverrides(t *testing.T) {
 		{"bool", map[string]string{"AILAB_SANITIZE_ENABLED": "false"}, func(c *Config) bool { return !c.Sanitize.Enabled }},
 		{"env beats file", map[string]string{"AILAB_LLM_MODEL": "from-env"}, func(c *Config) bool { return c.LLM.Model == "from-env" }},
 		{"file beats default without env", nil, func(c *Config) bool { return c.LLM.Model == "from-file" && c.Safety.Preset == "minimal" }},
+		{"list written like YAML", map[string]string{"AILAB_WEB_BLOCK_DOMAINS": "[a.com, b.org]"}, func(c *Config) bool {
+			return slices.Equal(c.Web.BlockDomains, []string{"a.com", "b.org"})
+		}},
+		{"[] empties a list the file fills", map[string]string{"AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL": "[]"}, func(c *Config) bool {
+			return c.Safety.ToolsRequiringApproval != nil && len(c.Safety.ToolsRequiringApproval) == 0
+		}},
+		{"client variables are not config keys", map[string]string{"AILAB_SERVER": "127.0.0.1:1", "AILAB_TOKEN": "t"}, func(c *Config) bool { return c.Server.Addr == "127.0.0.1:8080" }},
 		{"endpoint", map[string]string{"AILAB_WEB_SEARCH_ENDPOINT": "http://127.0.0.1:9/html/"}, func(c *Config) bool {
 			return c.Web.SearchEndpoint == "http://127.0.0.1:9/html/"
 		}},
@@ -231,6 +238,50 @@ func TestEveryKeyIsOverridable(t *testing.T) {
 	}
 }
 
+// TestEveryKeyRefusesABadEnvValue sets each key's env var to a value of the wrong
+// type or out of its limits and checks the refusal names both the variable and
+// the key. Free-text keys, where any non-empty string is valid, are listed as such.
+func TestEveryKeyRefusesABadEnvValue(t *testing.T) {
+	anyText := map[string]bool{"server.auth_token": true, "server.state_dir": true, "llm.model": true, "tools.workspace": true, "web.region": true}
+	bad := map[string]string{
+		"server.addr": "8080", "llm.base_url": "localhost:11434", "llm.api_key_env": "sk-123",
+		"llm.timeout": "120", "llm.max_tool_rounds": "ten",
+		"safety.preset": "lax", "safety.approval_mode": "yes", "safety.tools_requiring_approval": "write_file,rm_rf",
+		"web.search_endpoint": "duckduckgo.com", "web.search_lite_endpoint": "ftp://x/", "web.safesearch": "high",
+		"web.max_results": "5.5", "web.cache_ttl": "15", "web.fetch_timeout": "0s", "web.max_page_bytes": "5MiB",
+		"web.max_chars": "-1", "web.allow_private_addresses": "1.5", "web.allow_domains": "https://a.com",
+		"web.block_domains": "a.com/path", "web.search_interval": "soon",
+		"sanitize.enabled": "on", "sanitize.aggressive": "2",
+		"tracking.window": "5", "tracking.max_validation_retries": "11",
+		"tracing.otlp_endpoint": "collector:4318", "tracing.retention_age": "30d", "tracing.retention_count": "many",
+	}
+	for _, k := range keyTable {
+		t.Run(k.path, func(t *testing.T) {
+			clearEnv(t)
+			v, ok := bad[k.path]
+			if !ok {
+				if !anyText[k.path] {
+					t.Fatalf("add a bad test value for %s", k.path)
+				}
+				return
+			}
+			t.Setenv(k.envName(), v)
+			c, err := Load("")
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("%s=%s: Load = %+v, %v; want *Error", k.envName(), v, c, err)
+			}
+			msg := err.Error()
+			if ce.Key != k.path || ce.Path != "env "+k.envName() {
+				t.Errorf("%s=%s: Key %q Path %q, want %q and %q (%s)", k.envName(), v, ce.Key, ce.Path, k.path, "env "+k.envName(), msg)
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("message is not one line: %q", msg)
+			}
+		})
+	}
+}
+
 func TestLoadRefuses(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -281,6 +332,9 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "retention count", yaml: "tracing:\n  retention_count: 0\n", wantKey: "tracing.retention_count", wantText: "greater than 0"},
 		{name: "bad env value names the variable", env: map[string]string{"AILAB_LLM_MAX_TOOL_ROUNDS": "abc"}, wantKey: "llm.max_tool_rounds", wantText: "env AILAB_LLM_MAX_TOOL_ROUNDS: llm.max_tool_rounds: \"abc\""},
 		{name: "bad env preset", env: map[string]string{"AILAB_SAFETY_PRESET": "lax"}, wantKey: "safety.preset", wantText: "env AILAB_SAFETY_PRESET"},
+		{name: "env duration without unit", env: map[string]string{"AILAB_LLM_TIMEOUT": "120"}, wantKey: "llm.timeout", wantText: `env AILAB_LLM_TIMEOUT: llm.timeout: "120" has no unit`},
+		{name: "misspelt env key", env: map[string]string{"AILAB_LLM_MODLE": "x"}, wantKey: "AILAB_LLM_MODLE", wantText: "env: AILAB_LLM_MODLE: names no config key (the llm keys are AILAB_LLM_BASE_URL, AILAB_LLM_MODEL,"},
+		{name: "env key of a section that has no such key", env: map[string]string{"AILAB_TRACKING_WINDOW_SIZE": "5m"}, wantKey: "AILAB_TRACKING_WINDOW_SIZE", wantText: "fix the name or unset it"},
 		{name: "bad env tool", env: map[string]string{"AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL": "write_file,nuke"}, wantKey: "safety.tools_requiring_approval", wantText: `"nuke"`},
 	}
 	for _, tt := range tests {

@@ -125,6 +125,10 @@ func decodeDuration(raw any) (any, string) {
 	case string:
 		d, err := time.ParseDuration(strings.TrimSpace(v))
 		if err != nil {
+			// An env var is always a string, so AILAB_LLM_TIMEOUT=120 lands here.
+			if _, nerr := strconv.ParseFloat(strings.TrimSpace(v), 64); nerr == nil {
+				return nil, "has no unit (write it like 120s, 15m or 1h30m)"
+			}
 			return nil, "is not a duration (write it like 120s, 15m or 1h30m)"
 		}
 		return d, ""
@@ -192,6 +196,14 @@ func decodeList(raw any) (any, string) {
 	case []string:
 		return append(out, v...), ""
 	case string:
+		// An env var may be written the way config.yaml writes the list, [a, b];
+		// [] is then the only way to override a list with an empty one.
+		v = strings.TrimSpace(v)
+		if inner, ok := strings.CutPrefix(v, "["); ok {
+			if inner, ok = strings.CutSuffix(inner, "]"); ok {
+				v = inner
+			}
+		}
 		for part := range strings.SplitSeq(v, ",") {
 			if part = strings.TrimSpace(part); part != "" {
 				out = append(out, part)

@@ -40,6 +40,12 @@ func load(data []byte, path string, withEnv bool) (*Config, error) {
 		return nil, cerr
 	}
 
+	if withEnv {
+		if err := checkEnvNames(os.Environ()); err != nil {
+			return nil, err
+		}
+	}
+
 	v := viper.New()
 	v.SetConfigType("yaml")
 	def := Default()
@@ -93,6 +99,36 @@ func load(data []byte, path string, withEnv bool) (*Config, error) {
 		return nil, where(err)
 	}
 	return c, nil
+}
+
+// checkEnvNames refuses a non-empty AILAB_<SECTION>_* variable that names no key,
+// such as AILAB_LLM_MODLE: viper would ignore it, and the server would then run
+// with a setting the user believes they changed. Variables outside the sections
+// (AILAB_CONFIG, and the client's AILAB_SERVER and AILAB_TOKEN) are left alone.
+func checkEnvNames(environ []string) *Error {
+	known := map[string]bool{}
+	for _, k := range keyTable {
+		known[k.envName()] = true
+	}
+	slices.Sort(environ) // the same first complaint every run
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if value == "" || known[name] {
+			continue
+		}
+		for _, section := range sectionOrder {
+			prefix := EnvPrefix + "_" + strings.ToUpper(section) + "_"
+			if !strings.HasPrefix(name, prefix) {
+				continue
+			}
+			var names []string
+			for _, n := range sections[section] {
+				names = append(names, prefix+strings.ToUpper(n))
+			}
+			return &Error{Key: name, Path: "env", Reason: "names no config key (the " + section + " keys are " + strings.Join(names, ", ") + "); fix the name or unset it"}
+		}
+	}
+	return nil
 }
 
 // checkTree walks the YAML node tree against the known keys, so a typo such as
