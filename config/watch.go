@@ -19,8 +19,8 @@ const debounce = 100 * time.Millisecond
 // Watch reloads the config file at path whenever it changes on disk and calls
 // onChange with the new, validated *Config, or onError with the problem (an
 // *Error for a bad file) while the caller keeps the old config in force. It watches
-// the file's directory rather than the file so that editors' atomic saves and
-// rename-replaces (like WriteSafety's) are seen. A save that leaves the content as
+// the file's directory (and, for a symlink, its target's) rather than the file so
+// that editors' atomic saves and rename-replaces (like WriteSafety's) are seen. A save that leaves the content as
 // it was calls nothing. Callbacks run one at a time on Watch's own goroutine and
 // none runs after stop returns, so stop must not be called from a callback (it
 // waits for that goroutine).
@@ -36,9 +36,21 @@ func Watch(path string, onChange func(*Config), onError func(error)) (stop func(
 	if err != nil {
 		return nil, fmt.Errorf("cannot watch %s: %w", path, err)
 	}
-	if err := w.Add(filepath.Dir(abs)); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("cannot watch %s: %w", path, err)
+	// A config.yaml that is a symlink (into a dotfiles repository, say) is edited,
+	// and rewritten by WriteSafety, at its target, so that directory is watched too.
+	names := map[string]bool{abs: true}
+	dirs := []string{filepath.Dir(abs)}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		names[real] = true
+		if d := filepath.Dir(real); d != dirs[0] {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		if err := w.Add(d); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("cannot watch %s: %w", path, err)
+		}
 	}
 	last, _ := os.ReadFile(abs)
 
@@ -58,7 +70,7 @@ func Watch(path string, onChange func(*Config), onError func(error)) (stop func(
 				if !ok {
 					return
 				}
-				if filepath.Clean(ev.Name) == abs {
+				if names[filepath.Clean(ev.Name)] {
 					timer.Reset(debounce)
 				}
 			case err, ok := <-w.Errors:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,64 @@ func TestWatch(t *testing.T) {
 		// report an *Error for wantKey instead.
 		wantPreset string
 		wantKey    string
+		// link makes the watched path a symlink to a file in another directory.
+		link bool
 	}{
+		{
+			name: "editor save that renames the old file away and writes a new one",
+			change: func(t *testing.T, path string) {
+				if err := os.Rename(path, path+"~"); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte("safety:\n  preset: moderate\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantPreset: "moderate",
+		},
+		{
+			name: "truncate, then write a moment later",
+			change: func(t *testing.T, path string) {
+				f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				time.Sleep(debounce / 3)
+				if _, err := f.WriteString("safety:\n  preset: minimal\n"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantPreset: "minimal",
+		},
+		{
+			name: "symlinked config edited at its target",
+			link: true,
+			change: func(t *testing.T, path string) {
+				target, err := filepath.EvalSymlinks(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tmp := target + ".swp"
+				if err := os.WriteFile(tmp, []byte("safety:\n  preset: moderate\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(tmp, target); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantPreset: "moderate",
+		},
+		{
+			name: "symlinked config rewritten by WriteSafety",
+			link: true,
+			change: func(t *testing.T, path string) {
+				if err := WriteSafety(path, api.SafetyUpdate{Preset: "minimal"}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantPreset: "minimal",
+		},
 		{
 			name: "edit in place",
 			change: func(t *testing.T, path string) {
@@ -64,6 +122,13 @@ func TestWatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clearEnv(t)
 			path := writeFile(t, t.TempDir(), "config.yaml", "safety:\n  preset: strict\n")
+			if tt.link {
+				link := filepath.Join(t.TempDir(), "config.yaml")
+				if err := os.Symlink(path, link); err != nil {
+					t.Fatal(err)
+				}
+				path = link
+			}
 			changes := make(chan *Config, 10)
 			errs := make(chan error, 10)
 			stop, err := Watch(path, func(c *Config) { changes <- c }, func(err error) { errs <- err })
@@ -100,6 +165,42 @@ func TestWatch(t *testing.T) {
 			case <-time.After(3 * debounce):
 			}
 		})
+	}
+}
+
+// TestWatchRecoversFromABadEdit: a bad save is reported once, and the next good
+// save is applied, so fixing the file needs no restart either.
+func TestWatchRecoversFromABadEdit(t *testing.T) {
+	clearEnv(t)
+	path := writeFile(t, t.TempDir(), "config.yaml", "safety:\n  preset: strict\n")
+	changes := make(chan *Config, 10)
+	errs := make(chan error, 10)
+	stop, err := Watch(path, func(c *Config) { changes <- c }, func(err error) { errs <- err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	for _, step := range []struct {
+		content, wantPreset, wantErr string
+	}{
+		{"safety:\n  preset: moderate\nllm:\n  modle: x\n", "", "llm.modle: unknown key"},
+		{"safety:\n  preset: moderate\n", "moderate", ""},
+	} {
+		if err := os.WriteFile(path, []byte(step.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case c := <-changes:
+			if c.Safety.Preset != step.wantPreset {
+				t.Fatalf("after %q: onChange(%q), want preset %q / error %q", step.content, c.Safety.Preset, step.wantPreset, step.wantErr)
+			}
+		case err := <-errs:
+			if step.wantErr == "" || !strings.Contains(err.Error(), step.wantErr) {
+				t.Fatalf("after %q: onError(%v), want preset %q / error %q", step.content, err, step.wantPreset, step.wantErr)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("no reload within 2 s after %q", step.content)
+		}
 	}
 }
 
