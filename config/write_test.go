@@ -268,3 +268,44 @@ func TestWriteSafetyThroughSymlink(t *testing.T) {
 		t.Fatalf("target = %q", data)
 	}
 }
+
+// TestWriteSafetyRoundTripOnRepoConfig walks the documented config.yaml through
+// every preset and back: each step loads as the preset asked for, and the way
+// back restores the file byte for byte, so no step disturbed anything else.
+func TestWriteSafetyRoundTripOnRepoConfig(t *testing.T) {
+	clearEnv(t)
+	path, original := copyRepoConfig(t, 0o644)
+	steps := []struct {
+		update    api.SafetyUpdate
+		wantMode  bool
+		wantTools []string
+	}{
+		{api.SafetyUpdate{Preset: "moderate"}, true, []string{"write_file", "delete_file", "move_file", "copy_file", "create_directory"}},
+		{api.SafetyUpdate{Preset: "minimal"}, false, []string{}},
+		{api.SafetyUpdate{Preset: "custom", ApprovalMode: boolPtr(false), ToolsRequiringApproval: []string{"write_file", "web_search"}}, false, []string{"write_file", "web_search"}},
+		{api.SafetyUpdate{Preset: "strict"}, true, []string{"write_file", "delete_file", "move_file", "copy_file", "create_directory", "web_search", "read_webpage"}},
+		{api.SafetyUpdate{Preset: "custom"}, false, []string{"write_file", "web_search"}},
+		{api.SafetyUpdate{Preset: "custom", ApprovalMode: boolPtr(true), ToolsRequiringApproval: []string{"delete_file"}}, true, []string{"delete_file"}},
+		{api.SafetyUpdate{Preset: "strict"}, true, []string{"write_file", "delete_file", "move_file", "copy_file", "create_directory", "web_search", "read_webpage"}},
+	}
+	for i, st := range steps {
+		if err := WriteSafety(path, st.update); err != nil {
+			t.Fatalf("step %d (%s): %v", i, st.update.Preset, err)
+		}
+		c, err := Load(path)
+		if err != nil {
+			t.Fatalf("step %d (%s): %v", i, st.update.Preset, err)
+		}
+		p := c.Preset()
+		if p.Name != st.update.Preset || p.ApprovalMode != st.wantMode || !slices.Equal(p.RequiresApproval, st.wantTools) {
+			t.Fatalf("step %d: preset after write = %+v, want %s %v %v", i, p, st.update.Preset, st.wantMode, st.wantTools)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != original {
+		t.Fatalf("the round trip changed the file; lines %v differ", changedLines(t, original, string(data)))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/config"
@@ -52,5 +53,26 @@ func runPreset(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	fmt.Fprintf(stdout, "safety.preset is now %s in %s\n", name, path)
+	if env := safetyOverride(name); env != "" {
+		// The file is right, yet a server started from this shell would not follow
+		// it; say so rather than let the user wonder why nothing changed.
+		fmt.Fprintf(stderr, "ai-server: preset: note: %s is set in this shell and overrides config.yaml for a server started from it; unset it\n", env)
+	}
 	return exitOK
+}
+
+// safetyOverride names the first AILAB_SAFETY_* variable set in the environment
+// that would override the preset just written: for a fixed preset only
+// AILAB_SAFETY_PRESET counts, for custom its two settings do too.
+func safetyOverride(preset string) string {
+	vars := []string{"AILAB_SAFETY_PRESET"}
+	if preset == "custom" {
+		vars = append(vars, "AILAB_SAFETY_APPROVAL_MODE", "AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL")
+	}
+	for _, v := range vars {
+		if os.Getenv(v) != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -15,6 +15,7 @@ func TestPresetCommand(t *testing.T) {
 		// args may hold CONFIG, replaced by the temp file's path.
 		args       []string
 		envConfig  bool // point $AILAB_CONFIG at the file
+		env        map[string]string
 		inCwd      bool // put the file at ./config.yaml
 		wantCode   int
 		wantOut    string // substring of stdout
@@ -30,6 +31,8 @@ func TestPresetCommand(t *testing.T) {
 		{name: "missing explicit file", args: []string{"moderate", "--config", "CONFIG.missing"}, wantCode: exitUsage, wantErr: "does not exist", wantPreset: "strict"},
 		{name: "no name", args: []string{"--config", "CONFIG"}, wantCode: exitUsage, wantErr: "name exactly one preset", wantPreset: "strict"},
 		{name: "two names", args: []string{"strict", "moderate", "--config", "CONFIG"}, wantCode: exitUsage, wantErr: "name exactly one preset", wantPreset: "strict"},
+		{name: "env override is pointed out", args: []string{"moderate", "--config", "CONFIG"}, env: map[string]string{"AILAB_SAFETY_PRESET": "strict"}, wantCode: exitOK, wantOut: "is now moderate", wantErr: "note: AILAB_SAFETY_PRESET is set in this shell and overrides config.yaml", wantPreset: "moderate"},
+		{name: "custom's own env settings are pointed out", args: []string{"custom", "--config", "CONFIG"}, env: map[string]string{"AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL": "write_file"}, wantCode: exitOK, wantOut: "is now custom", wantErr: "AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL is set", wantPreset: "custom"},
 		{name: "unknown flag", args: []string{"moderate", "--confg", "CONFIG"}, wantCode: exitUsage, wantErr: "confg", wantPreset: "strict"},
 	}
 	for _, tt := range tests {
@@ -50,7 +53,9 @@ func TestPresetCommand(t *testing.T) {
 			t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "xdg"))
 			t.Setenv("HOME", filepath.Join(root, "home"))
 			t.Setenv("AILAB_CONFIG", "")
-			t.Setenv("AILAB_SAFETY_PRESET", "")
+			for _, v := range []string{"AILAB_SAFETY_PRESET", "AILAB_SAFETY_APPROVAL_MODE", "AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL"} {
+				t.Setenv(v, tt.env[v])
+			}
 			if tt.envConfig {
 				t.Setenv("AILAB_CONFIG", path)
 			}
