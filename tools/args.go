@@ -84,7 +84,7 @@ func argsObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if !json.Valid(raw) {
 		var obj map[string]json.RawMessage
 		err := json.Unmarshal(raw, &obj)
-		return nil, fmt.Errorf("arguments must be a JSON object: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return nil, fmt.Errorf("arguments must be a JSON object: %s; send them again as one complete JSON object", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	switch raw[0] {
 	case '{':

@@ -45,7 +45,7 @@ func TestDecodeArgs(t *testing.T) {
 		{"array", `["go"]`, sampleArgs{}, "arguments must be a JSON object, not an array"},
 		{"number", `42`, sampleArgs{}, "arguments must be a JSON object, not a number"},
 		{"plain string", `"go"`, sampleArgs{}, "arguments must be a JSON object, not a string"},
-		{"broken JSON", `{"query":`, sampleArgs{}, "arguments must be a JSON object: unexpected end of JSON input"},
+		{"broken JSON", `{"query":`, sampleArgs{}, "arguments must be a JSON object: unexpected end of JSON input; send them again as one complete JSON object"},
 		{"trailing garbage", `{"query":"go"} x`, sampleArgs{}, "arguments must be a JSON object: invalid character 'x'"},
 		{"string given a number", `{"query":5,"note":""}`, sampleArgs{}, `argument "query" must be a string, not a number`},
 		{"string given an object", `{"query":{},"note":""}`, sampleArgs{}, `argument "query" must be a string, not an object`},
