@@ -314,7 +314,7 @@ func (w *Workspace) deleteFile(_ context.Context, a pathArgs) (any, error) {
 	fi, err := w.root.Lstat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("no such file: %s", a.Path)
+		return nil, fmt.Errorf("no such file: %s; use list_directory to see what is there", a.Path)
 	case err != nil:
 		return nil, opError("delete", a.Path, err)
 	case fi.IsDir():
@@ -344,7 +344,7 @@ func (w *Workspace) transferEnds(tool string, a transferArgs) (src, dst string, 
 	}
 	srcInfo, err = w.root.Lstat(src)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", "", nil, fmt.Errorf("no such file: %s", a.Source)
+		return "", "", nil, fmt.Errorf("no such file: %s; use list_directory to see what is there", a.Source)
 	} else if err != nil {
 		return "", "", nil, opError(strings.TrimSuffix(tool, "_file"), a.Source, err)
 	}

@@ -209,7 +209,7 @@ func TestReadFile(t *testing.T) {
 		{"utf-8 text", `{"path":"utf8.txt"}`, ReadFileResult{Path: "utf8.txt", Content: "héllo wörld ✓", Size: int64(len("héllo wörld ✓"))}, ""},
 		{"empty file", `{"path":"empty.txt"}`, ReadFileResult{Path: "empty.txt", Content: "", Size: 0}, ""},
 		{"exactly the limit", `{"path":"limit.txt"}`, ReadFileResult{Path: "limit.txt", Size: MaxReadBytes}, ""},
-		{"missing", `{"path":"nope.txt"}`, ReadFileResult{}, "no such file or directory: nope.txt"},
+		{"missing", `{"path":"nope.txt"}`, ReadFileResult{}, "no such file or directory: nope.txt; use list_directory to see what is there"},
 		{"directory", `{"path":"sub"}`, ReadFileResult{}, "path sub is a directory; use list_directory"},
 		{"workspace root", `{"path":"."}`, ReadFileResult{}, "path . is a directory"},
 		{"binary with NUL", `{"path":"bin.dat"}`, ReadFileResult{}, "path bin.dat is a binary file; read_file reads text only"},
@@ -320,7 +320,7 @@ func TestDeleteFile(t *testing.T) {
 		{"file", `{"path":"hello.txt"}`, "hello.txt", ""},
 		{"nested file", `{"path":"sub/inner.txt"}`, "sub/inner.txt", ""},
 		{"inside link deletes the link, not its target", `{"path":"inlink"}`, "inlink", ""},
-		{"missing", `{"path":"nope.txt"}`, "", "no such file: nope.txt"},
+		{"missing", `{"path":"nope.txt"}`, "", "no such file: nope.txt; use list_directory to see what is there"},
 		{"directory", `{"path":"sub"}`, "", "path sub is a directory; delete_file deletes files only"},
 		{"workspace root", `{"path":"."}`, "", "path . is a directory"},
 	}
@@ -370,7 +370,7 @@ func TestMoveAndCopyFile(t *testing.T) {
 			nil, map[string]string{"sub/inner.txt": "inner", "hello.txt": "hello, world\n"}, "", "destination sub/inner.txt already exists; move_file does not overwrite"},
 		{"move onto a directory", MoveFile, `{"source":"hello.txt","destination":"sub"}`,
 			nil, nil, "", "destination sub is an existing directory; give the full new path, e.g. sub/hello.txt"},
-		{"move missing source", MoveFile, `{"source":"nope.txt","destination":"x.txt"}`, nil, nil, "", "no such file: nope.txt"},
+		{"move missing source", MoveFile, `{"source":"nope.txt","destination":"x.txt"}`, nil, nil, "", "no such file: nope.txt; use list_directory to see what is there"},
 		{"move directory into itself", MoveFile, `{"source":"sub","destination":"sub/deeper/sub"}`, nil, nil, "", "cannot move directory sub into itself"},
 		{"move the workspace", MoveFile, `{"source":".","destination":"x"}`, nil, nil, "", "source . is the workspace itself"},
 		{"move onto the workspace", MoveFile, `{"source":"hello.txt","destination":"."}`, nil, nil, "", "destination . is the workspace itself"},
@@ -384,7 +384,7 @@ func TestMoveAndCopyFile(t *testing.T) {
 		{"copy refuses to overwrite", CopyFile, `{"source":"hello.txt","destination":"sub/inner.txt"}`,
 			nil, map[string]string{"sub/inner.txt": "inner"}, "", "destination sub/inner.txt already exists; copy_file does not overwrite"},
 		{"copy a directory", CopyFile, `{"source":"sub","destination":"sub2"}`, nil, nil, "sub2", "source sub is a directory; copy_file copies files only"},
-		{"copy missing source", CopyFile, `{"source":"nope.txt","destination":"x.txt"}`, nil, nil, "x.txt", "no such file: nope.txt"},
+		{"copy missing source", CopyFile, `{"source":"nope.txt","destination":"x.txt"}`, nil, nil, "x.txt", "no such file: nope.txt; use list_directory to see what is there"},
 		{"copy misspelt argument", CopyFile, `{"src":"hello.txt","destination":"x.txt"}`, nil, nil, "x.txt", `unknown argument "src" (expected source, destination)`},
 	}
 	for _, c := range cases {

@@ -150,7 +150,7 @@ func opError(verb, shown string, err error) error {
 	case escapes(err):
 		return refuse("path %s goes through a symbolic link that points outside the workspace", shown)
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("no such file or directory: %s", shown)
+		return fmt.Errorf("no such file or directory: %s; use list_directory to see what is there", shown)
 	case errors.Is(err, syscall.ENOTDIR):
 		return fmt.Errorf("cannot %s %s: a part of the path is a file, not a directory", verb, shown)
 	case errors.Is(err, fs.ErrPermission):
