@@ -298,6 +298,7 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "section not a mapping", yaml: "llm: 5\n", wantKey: "llm", wantText: "mapping"},
 		{name: "leaf is a mapping", yaml: "llm:\n  model:\n    a: b\n", wantKey: "llm.model", wantText: "not a mapping"},
 		{name: "not yaml", yaml: "llm: [\n", wantText: "not valid YAML"},
+		{name: "tab indentation", yaml: "llm:\n\tmodel: x\n", wantText: "not valid YAML (line 2: found character that cannot start any token); indent with spaces, not tabs"},
 		{name: "root is a list", yaml: "- a\n", wantText: "mapping of sections"},
 		{name: "addr", yaml: "server:\n  addr: localhost\n", wantKey: "server.addr", wantLine: 2, wantText: `"localhost" is not host:port`},
 		{name: "addr port", yaml: "server:\n  addr: 'h:99999'\n", wantKey: "server.addr", wantText: "host:port"},

@@ -138,7 +138,12 @@ func checkTree(data []byte) (map[string]int, *Error) {
 	lines := map[string]int{}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{Reason: "is not valid YAML (" + oneLine(err.Error()) + ")"}
+		reason := "is not valid YAML (" + oneLine(err.Error()) + ")"
+		// yaml.v3's words for a tab in the indentation do not say what to change.
+		if bytes.Contains(data, []byte("\t")) && strings.Contains(err.Error(), "cannot start any token") {
+			reason += "; indent with spaces, not tabs"
+		}
+		return nil, &Error{Reason: reason}
 	}
 	if len(doc.Content) == 0 {
 		return lines, nil
