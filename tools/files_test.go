@@ -680,8 +680,8 @@ func TestOpenWorkspace(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenWorkspace(file); err == nil {
-		t.Error("a file accepted as the workspace")
+	if _, err := OpenWorkspace(file); err == nil || err.Error() != "cannot create the workspace folder "+file+" (not a directory): set tools.workspace to a folder you can write" {
+		t.Errorf("a file as the workspace: error %v, want one sentence naming the reason and tools.workspace", err)
 	}
 }
 

@@ -40,14 +40,25 @@ func OpenWorkspace(dir string) (*Workspace, error) {
 	if strings.TrimSpace(dir) == "" {
 		return nil, errors.New("the workspace folder is empty: set tools.workspace to a folder")
 	}
+	// The os error repeats the path and names the system call; the person
+	// reading this needs the reason and which setting to change.
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create the workspace folder %s: %w", dir, err)
+		return nil, fmt.Errorf("cannot create the workspace folder %s (%w): set tools.workspace to a folder you can write", dir, pathReason(err))
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the workspace folder %s: %w", dir, err)
+		return nil, fmt.Errorf("cannot open the workspace folder %s (%w): set tools.workspace to a folder you can write", dir, pathReason(err))
 	}
 	return &Workspace{dir: dir, root: root}, nil
+}
+
+// pathReason is the bare reason of a filesystem error, e.g. "not a directory".
+func pathReason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Dir is the workspace folder as given to OpenWorkspace.
