@@ -40,6 +40,9 @@ func TestOpenCreatesPrivateFilesInWALMode(t *testing.T) {
 	}{
 		{"state directory", filepath.Dir(path), 0o700},
 		{"database file", path, 0o600},
+		// Conversations reach the WAL before the database file; it must be as private.
+		{"write-ahead log", path + "-wal", 0o600},
+		{"shared-memory index", path + "-shm", 0o600},
 	} {
 		info, err := os.Stat(c.path)
 		if err != nil {
