@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -258,7 +259,7 @@ func (c *Config) StateDir() string {
 
 // Public returns the effective config for GET /config as nested maps keyed by the
 // YAML key names. Durations are Go duration strings. server.auth_token is "***"
-// when set and "" when not; the API key itself is never read here, only the name
+// when set and "" when not, and a password inside a URL is xxxxx; the API key itself is never read here, only the name
 // of its env var appears. The safety keys are resolved from the preset.
 func (c *Config) Public() map[string]any {
 	out := map[string]any{}
@@ -284,6 +285,8 @@ func (c *Config) Public() map[string]any {
 
 func publicValue(v any) any {
 	switch v := v.(type) {
+	case string:
+		return redactURL(v)
 	case time.Duration:
 		return v.String()
 	case []string:
@@ -293,6 +296,27 @@ func publicValue(v any) any {
 		return slices.Clone(v)
 	}
 	return v
+}
+
+// redactURL shows a password inside a URL (https://user:secret@proxy/v1) as
+// xxxxx the way net/url does, and returns anything else unchanged.
+func redactURL(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok || !strings.Contains(rest, "@") {
+		return s
+	}
+	if u, err := url.Parse(s); err == nil {
+		if u.User == nil {
+			return s
+		}
+		return u.Redacted()
+	}
+	// Unparseable, which is when it lands in an error message: hide all of the
+	// user info rather than guess where the password ends.
+	if at := strings.LastIndex(rest, "@"); !strings.ContainsAny(rest[:at], "/?#") {
+		return scheme + "://xxxxx" + rest[at:]
+	}
+	return s
 }
 
 // An Error is a config problem a person must fix: which key, which value, why, and

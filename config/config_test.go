@@ -304,6 +304,8 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "addr port", yaml: "server:\n  addr: 'h:99999'\n", wantKey: "server.addr", wantText: "host:port"},
 		{name: "base url", yaml: "llm:\n  base_url: 127.0.0.1:11434\n", wantKey: "llm.base_url", wantText: "http(s) URL"},
 		{name: "base url scheme", yaml: "llm:\n  base_url: ftp://x/v1\n", wantKey: "llm.base_url", wantText: "http(s) URL"},
+		{name: "unparseable base url password stays out of the message", yaml: "llm:\n  base_url: 'http://me:pw-123@ho st/v1'\n", wantKey: "llm.base_url", wantText: `"http://xxxxx@ho st/v1" is not an http(s) URL`},
+		{name: "base url password stays out of the message", yaml: "llm:\n  base_url: htps://me:pw-123@x/v1\n", wantKey: "llm.base_url", wantText: `"htps://me:xxxxx@x/v1" is not an http(s) URL`},
 		{name: "empty model", yaml: "llm:\n  model: ''\n", wantKey: "llm.model", wantText: "is empty"},
 		{name: "api key pasted", yaml: "llm:\n  api_key_env: sk-abc123\n", wantKey: "llm.api_key_env", wantText: "not the key itself"},
 		{name: "timeout zero", yaml: "llm:\n  timeout: 0s\n", wantKey: "llm.timeout", wantText: "longer than 0"},
@@ -366,7 +368,7 @@ func TestLoadRefuses(t *testing.T) {
 			if strings.Contains(msg, "\n") {
 				t.Errorf("message is not one line: %q", msg)
 			}
-			if tt.name == "api key pasted" && strings.Contains(msg, "sk-abc123") {
+			if strings.Contains(msg, "sk-abc123") || strings.Contains(msg, "pw-123") {
 				t.Errorf("message leaks the pasted key: %q", msg)
 			}
 		})
@@ -438,13 +440,15 @@ func TestPublicHidesSecretsAndResolvesSafety(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-very-secret")
 	c := Default()
 	c.Server.AuthToken = "hunter2-token"
+	c.LLM.BaseURL = "https://me:url-password@llm.example/v1"
+	c.Tracing.OTLPEndpoint = "http://collector:otlp-password@127.0.0.1:4318"
 	c.Safety = SafetyConfig{Preset: "moderate", ApprovalMode: false, ToolsRequiringApproval: []string{"read_file"}}
 	pub := c.Public()
 	raw, err := json.Marshal(pub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, secret := range []string{"hunter2-token", "sk-very-secret"} {
+	for _, secret := range []string{"hunter2-token", "sk-very-secret", "url-password", "otlp-password"} {
 		if strings.Contains(string(raw), secret) {
 			t.Errorf("Public() leaks %q: %s", secret, raw)
 		}
@@ -452,6 +456,9 @@ func TestPublicHidesSecretsAndResolvesSafety(t *testing.T) {
 	server := pub["server"].(map[string]any)
 	if server["auth_token"] != "***" {
 		t.Errorf("auth_token = %v, want ***", server["auth_token"])
+	}
+	if got := pub["llm"].(map[string]any)["base_url"]; got != "https://me:xxxxx@llm.example/v1" {
+		t.Errorf("base_url = %v, want the password redacted and the rest kept", got)
 	}
 	if pub["llm"].(map[string]any)["api_key_env"] != "OPENAI_API_KEY" {
 		t.Errorf("api_key_env missing: %v", pub["llm"])
