@@ -163,6 +163,13 @@ func TestPathEscapesAreRefused(t *testing.T) {
 		{"list linked dir", ListDirectory, `{"path":"out"}`, link},
 		{"list absolute link", ListDirectory, `{"path":"abs"}`, link},
 		{"list link loop", ListDirectory, `{"path":"loop"}`, "symbolic link loop at loop"},
+		{"read double-slash absolute", ReadFile, `{"path":"//etc/passwd"}`, absolute},
+		{"read backslash-rooted", ReadFile, `{"path":"\\etc\\passwd"}`, absolute},
+		{"read dot then dotdot", ReadFile, `{"path":"./../outside/secret.txt"}`, leaves},
+		{"read doubled slashes around dotdot", ReadFile, `{"path":"sub//..//../outside/secret.txt"}`, leaves},
+		{"list trailing-slash dotdot", ListDirectory, `{"path":"../"}`, leaves},
+		{"copy source dotdot", CopyFile, `{"source":"../outside/secret.txt","destination":"stolen.txt"}`, leaves},
+		{"move source through link to a folder", MoveFile, `{"source":"out","destination":"mine"}`, link},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
