@@ -282,6 +282,25 @@ func TestEveryKeyRefusesABadEnvValue(t *testing.T) {
 	}
 }
 
+// TestTextKeysKeepWhatIsWritten: YAML reads unquoted 0123 as the octal 83 and
+// 1e5 as a float, but a text key such as server.auth_token must get exactly the
+// characters in the file, or the client's copy of the token would not match.
+func TestTextKeysKeepWhatIsWritten(t *testing.T) {
+	for _, v := range []string{"0123", "0x1f", "1e5", "1_000", "0b101", "+12", "true", "12.50", "'quoted 0123'", `"007"`} {
+		t.Run(v, func(t *testing.T) {
+			clearEnv(t)
+			c, err := Load(writeFile(t, t.TempDir(), "config.yaml", "server:\n  auth_token: "+v+"\nllm:\n  model: "+v+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Trim(v, `'"`)
+			if c.Server.AuthToken != want || c.LLM.Model != want {
+				t.Fatalf("auth_token %q, model %q; want %q as written", c.Server.AuthToken, c.LLM.Model, want)
+			}
+		})
+	}
+}
+
 func TestLoadRefuses(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -315,6 +334,7 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "rounds too many", yaml: "llm:\n  max_tool_rounds: 101\n", wantKey: "llm.max_tool_rounds", wantText: "between 1 and 100"},
 		{name: "rounds wrong type", yaml: "llm:\n  max_tool_rounds: abc\n", wantKey: "llm.max_tool_rounds", wantText: `"abc" must be a whole number`},
 		{name: "rounds fraction", yaml: "llm:\n  max_tool_rounds: 2.5\n", wantKey: "llm.max_tool_rounds", wantText: "whole number"},
+		{name: "refusal quotes the value as written", yaml: "web:\n  max_results: 1.50\n", wantKey: "web.max_results", wantText: `web.max_results: "1.50" must be a whole number`},
 		{name: "preset", yaml: "safety:\n  preset: strickt\n", wantKey: "safety.preset", wantLine: 2, wantText: `"strickt" is not a preset (use strict, moderate, minimal or custom)`},
 		{name: "approval mode type", yaml: "safety:\n  approval_mode: maybe\n", wantKey: "safety.approval_mode", wantText: "true or false"},
 		{name: "unknown tool", yaml: "safety:\n  tools_requiring_approval: [delete_file, rm_rf]\n", wantKey: "safety.tools_requiring_approval", wantText: `"rm_rf" is not a tool name`},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -75,8 +76,8 @@ func load(data []byte, path string, withEnv bool) (*Config, error) {
 				return e
 			}
 		}
-		if line, ok := lines[k.path]; ok {
-			e.Path, e.Line = display, line
+		if l, ok := lines[k.path]; ok {
+			e.Path, e.Line = display, l.line
 			return e
 		}
 		e.Path = "default"
@@ -89,9 +90,24 @@ func load(data []byte, path string, withEnv bool) (*Config, error) {
 		if raw == nil {
 			raw = k.get(def)
 		}
+		// What the file says, as written: YAML would turn an unquoted token 0123
+		// into 83 and 1_000 into 1000, and a refusal should quote the user's text.
+		written, fromFile := "", false
+		if l, ok := lines[k.path]; ok && l.scalar {
+			if val, set := os.LookupEnv(k.envName()); !withEnv || !set || val == "" {
+				written, fromFile = l.text, true
+			}
+		}
+		if fromFile && k.typ.Kind() == reflect.String {
+			raw = written
+		}
 		val, reason := decode(k.typ, raw)
 		if reason != "" {
-			return nil, where(&Error{Key: k.path, Value: shown(raw), Reason: reason})
+			shownValue := shown(raw)
+			if fromFile {
+				shownValue = written
+			}
+			return nil, where(&Error{Key: k.path, Value: shownValue, Reason: reason})
 		}
 		k.set(c, val)
 	}
@@ -131,11 +147,19 @@ func checkEnvNames(environ []string) *Error {
 	return nil
 }
 
+// A leaf is where a key sits in the file and, for a non-null scalar value, the
+// value's text as written.
+type leaf struct {
+	line   int
+	text   string
+	scalar bool
+}
+
 // checkTree walks the YAML node tree against the known keys, so a typo such as
-// llm.modle is refused with its line instead of silently ignored. It returns the
-// line of every leaf key it saw.
-func checkTree(data []byte) (map[string]int, *Error) {
-	lines := map[string]int{}
+// llm.modle is refused with its line instead of silently ignored. It returns
+// every leaf key it saw.
+func checkTree(data []byte) (map[string]leaf, *Error) {
+	lines := map[string]leaf{}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		reason := "is not valid YAML (" + oneLine(err.Error()) + ")"
@@ -179,13 +203,13 @@ func checkTree(data []byte) (map[string]int, *Error) {
 			if lk.Kind != yaml.ScalarNode || !slices.Contains(names, lk.Value) {
 				return nil, &Error{Key: path, Line: lk.Line, Reason: "unknown key (" + section + " takes " + strings.Join(names, ", ") + ")"}
 			}
-			if _, dup := lines[path]; dup {
-				return nil, &Error{Key: path, Line: lk.Line, Reason: fmt.Sprintf("appears twice (first on line %d; keep one)", lines[path])}
+			if first, dup := lines[path]; dup {
+				return nil, &Error{Key: path, Line: lk.Line, Reason: fmt.Sprintf("appears twice (first on line %d; keep one)", first.line)}
 			}
 			if lv.Kind == yaml.MappingNode {
 				return nil, &Error{Key: path, Line: lk.Line, Reason: "must be a single value, not a mapping"}
 			}
-			lines[path] = lk.Line
+			lines[path] = leaf{line: lk.Line, text: lv.Value, scalar: lv.Kind == yaml.ScalarNode && !isNull(lv)}
 		}
 	}
 	return lines, nil
