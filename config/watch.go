@@ -18,10 +18,11 @@ const debounce = 100 * time.Millisecond
 
 // Watch reloads the config file at path whenever it changes on disk and calls
 // onChange with the new, validated *Config, or onError with the problem (an
-// *Error for a bad file) while the caller keeps the old config in force. It watches
-// the file's directory (and, for a symlink, its target's) rather than the file so
-// that editors' atomic saves and rename-replaces (like WriteSafety's) are seen. A save that leaves the content as
-// it was calls nothing. Callbacks run one at a time on Watch's own goroutine and
+// *Error for a bad, empty or removed file) while the caller keeps the old config
+// in force. It watches the file's directory (and, for a symlink, its target's)
+// rather than the file so that editors' atomic saves and rename-replaces (like
+// WriteSafety's) are seen. A save that leaves the content as it was calls
+// nothing. Callbacks run one at a time on Watch's own goroutine and
 // none runs after stop returns, so stop must not be called from a callback (it
 // waits for that goroutine).
 func Watch(path string, onChange func(*Config), onError func(error)) (stop func(), err error) {
@@ -90,6 +91,13 @@ func Watch(path string, onChange func(*Config), onError func(error)) (stop func(
 					continue
 				}
 				if last != nil && bytes.Equal(data, last) {
+					continue
+				}
+				// An empty file is most often a save caught between truncate and
+				// write; applying it would swap every setting for its default
+				// until the write lands. last is kept so that the write reloads.
+				if len(bytes.TrimSpace(data)) == 0 {
+					onError(&Error{Path: path, Reason: "is empty; the last good config stays in force (to run on the defaults, leave a comment in it)"})
 					continue
 				}
 				last = data

@@ -168,8 +168,8 @@ func TestWatch(t *testing.T) {
 	}
 }
 
-// TestWatchRecoversFromABadEdit: a bad save is reported once, and the next good
-// save is applied, so fixing the file needs no restart either.
+// TestWatchRecoversFromABadEdit: a bad (or empty) save is reported once, and the
+// next good save is applied, so fixing the file needs no restart either.
 func TestWatchRecoversFromABadEdit(t *testing.T) {
 	clearEnv(t)
 	path := writeFile(t, t.TempDir(), "config.yaml", "safety:\n  preset: strict\n")
@@ -185,6 +185,10 @@ func TestWatchRecoversFromABadEdit(t *testing.T) {
 	}{
 		{"safety:\n  preset: moderate\nllm:\n  modle: x\n", "", "llm.modle: unknown key"},
 		{"safety:\n  preset: moderate\n", "moderate", ""},
+		// Emptied (a truncate whose write is slow to follow): reported, not applied.
+		{"", "", "is empty; the last good config stays in force"},
+		{"safety:\n  preset: minimal\n", "minimal", ""},
+		{"# defaults, please\n", "strict", ""},
 	} {
 		if err := os.WriteFile(path, []byte(step.content), 0o644); err != nil {
 			t.Fatal(err)
