@@ -91,6 +91,9 @@ func Open(path string) (*Store, error) {
 	write.SetConnMaxIdleTime(0)
 	if err := migrate(context.Background(), write); err != nil {
 		write.Close()
+		if sqliteCode(err) == sqliteNotADB {
+			return nil, fmt.Errorf("cannot use %s: it is not an SQLite database (%w); move it aside or point server.state_dir at another folder", abs, err)
+		}
 		return nil, fmt.Errorf("cannot prepare the state database %s: %w", abs, err)
 	}
 
@@ -120,6 +123,18 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("cannot prepare the state database %s: %w", abs, err)
 	}
 	return &Store{write: write, read: read, recordExecution: recordExecution}, nil
+}
+
+// sqliteNotADB is SQLITE_NOTADB, the code for a file that is not a database.
+const sqliteNotADB = 26
+
+// sqliteCode returns the primary SQLite result code inside err, 0 when none.
+func sqliteCode(err error) int {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		return coded.Code() & 0xff // extended codes keep the primary in the low byte
+	}
+	return 0
 }
 
 // dsn builds a file: URI so that any byte of the path ('?', '#', '%') is escaped

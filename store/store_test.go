@@ -117,6 +117,22 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	}
 }
 
+func TestOpenRefusesAFileThatIsNotADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ai-lab.db")
+	if err := os.WriteFile(path, []byte(strings.Repeat("not a database, just notes\n", 40)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open accepted a text file as the database")
+	}
+	want := "cannot use " + path + ": it is not an SQLite database"
+	if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, "move it aside or point server.state_dir at another folder") {
+		t.Errorf("error %q, want it to start %q and say how to fix it", msg, want)
+	}
+}
+
 func TestOpenUnwritableStateDir(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
