@@ -172,6 +172,9 @@ func TestLoadEnvOverrides(t *testing.T) {
 		{"bool", map[string]string{"AILAB_SANITIZE_ENABLED": "false"}, func(c *Config) bool { return !c.Sanitize.Enabled }},
 		{"env beats file", map[string]string{"AILAB_LLM_MODEL": "from-env"}, func(c *Config) bool { return c.LLM.Model == "from-env" }},
 		{"file beats default without env", nil, func(c *Config) bool { return c.LLM.Model == "from-file" && c.Safety.Preset == "minimal" }},
+		{"list written like JSON", map[string]string{"AILAB_WEB_ALLOW_DOMAINS": `["a.com", 'b.org']`}, func(c *Config) bool {
+			return slices.Equal(c.Web.AllowDomains, []string{"a.com", "b.org"})
+		}},
 		{"list written like YAML", map[string]string{"AILAB_WEB_BLOCK_DOMAINS": "[a.com, b.org]"}, func(c *Config) bool {
 			return slices.Equal(c.Web.BlockDomains, []string{"a.com", "b.org"})
 		}},

@@ -205,7 +205,7 @@ func decodeList(raw any) (any, string) {
 			}
 		}
 		for part := range strings.SplitSeq(v, ",") {
-			if part = strings.TrimSpace(part); part != "" {
+			if part = strings.TrimSpace(strings.Trim(strings.TrimSpace(part), `"'`)); part != "" {
 				out = append(out, part)
 			}
 		}
