@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/config"
+	"github.com/ailab/ai-lab/tools"
 )
 
 // runPreset is `ai-server preset NAME [--config PATH]`: it rewrites safety.preset
@@ -52,13 +54,26 @@ func runPreset(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ai-server: preset: %v\n", err)
 		return exitFailure
 	}
-	fmt.Fprintf(stdout, "safety.preset is now %s in %s\n", name, path)
+	fmt.Fprintf(stdout, "safety.preset is now %s in %s: %s\n", name, path, presetMeaning(name))
 	if env := safetyOverride(name); env != "" {
 		// The file is right, yet a server started from this shell would not follow
 		// it; say so rather than let the user wonder why nothing changed.
 		fmt.Fprintf(stderr, "ai-server: preset: note: %s is set in this shell and overrides config.yaml for a server started from it; unset it\n", env)
 	}
 	return exitOK
+}
+
+// presetMeaning says in words what the preset now asks approval for, so the
+// user sees the effect without opening the presets table.
+func presetMeaning(name string) string {
+	p, ok := tools.Presets[name]
+	switch {
+	case !ok:
+		return "approval follows safety.approval_mode and safety.tools_requiring_approval in the file"
+	case !p.ApprovalMode || len(p.RequiresApproval) == 0:
+		return "every tool runs without asking"
+	}
+	return strings.Join(p.RequiresApproval, ", ") + " wait for your approval"
 }
 
 // safetyOverride names the first AILAB_SAFETY_* variable set in the environment

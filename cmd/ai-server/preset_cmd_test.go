@@ -22,9 +22,9 @@ func TestPresetCommand(t *testing.T) {
 		wantErr    string // substring of stderr
 		wantPreset string // preset in the file afterwards
 	}{
-		{name: "flag after name", args: []string{"moderate", "--config", "CONFIG"}, wantCode: exitOK, wantOut: "safety.preset is now moderate in CONFIG", wantPreset: "moderate"},
-		{name: "flag before name", args: []string{"--config=CONFIG", "minimal"}, wantCode: exitOK, wantOut: "safety.preset is now minimal in CONFIG", wantPreset: "minimal"},
-		{name: "found through AILAB_CONFIG", args: []string{"custom"}, envConfig: true, wantCode: exitOK, wantOut: "is now custom", wantPreset: "custom"},
+		{name: "flag after name", args: []string{"moderate", "--config", "CONFIG"}, wantCode: exitOK, wantOut: "safety.preset is now moderate in CONFIG: write_file, delete_file, move_file, copy_file, create_directory wait for your approval", wantPreset: "moderate"},
+		{name: "flag before name", args: []string{"--config=CONFIG", "minimal"}, wantCode: exitOK, wantOut: "safety.preset is now minimal in CONFIG: every tool runs without asking", wantPreset: "minimal"},
+		{name: "found through AILAB_CONFIG", args: []string{"custom"}, envConfig: true, wantCode: exitOK, wantOut: "is now custom in CONFIG: approval follows safety.approval_mode and safety.tools_requiring_approval in the file", wantPreset: "custom"},
 		{name: "found in the working directory", args: []string{"moderate"}, inCwd: true, wantCode: exitOK, wantOut: "is now moderate", wantPreset: "moderate"},
 		{name: "unknown preset", args: []string{"lax", "--config", "CONFIG"}, wantCode: exitUsage, wantErr: `safety.preset: "lax" is not a preset (use strict, moderate, minimal or custom)`, wantPreset: "strict"},
 		{name: "no config file anywhere", args: []string{"moderate"}, wantCode: exitUsage, wantErr: "pass --config PATH or create ./config.yaml", wantPreset: "strict"},
