@@ -304,5 +304,11 @@ func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
 	if err = os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
+	// The rename is only durable once the directory is; best effort, because
+	// the file is already in place and some filesystems refuse a directory sync.
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 	return nil
 }
