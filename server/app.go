@@ -38,7 +38,7 @@ func Open(ctx context.Context, cfg *config.Config, provider llm.Provider, log *s
 	}
 	db, err := store.Open(filepath.Join(dir, DBFile))
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the database in %s: %w", dir, err)
+		return nil, err // store's sentence names the file and the fix
 	}
 	var exp *tracing.Exporter
 	if cfg.Tracing.OTLPEndpoint != "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/server"
+	"github.com/ailab/ai-lab/tools"
 )
 
 // runServe is `ai-server [--config PATH] [--addr HOST:PORT] [--demo]`.
@@ -44,6 +45,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.Server.Addr = *addr
 	}
+	// A workspace that cannot be used is bad config (exit 2), found before anything starts.
+	ws, err := tools.OpenWorkspace(cfg.Tools.Workspace)
+	if err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	ws.Close()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	provider := newProvider(cfg, *demo)
 

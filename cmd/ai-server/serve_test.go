@@ -18,6 +18,9 @@ func TestServeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("safety:\n  preset: strickt\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "afile"), []byte("x"), 0o600)
+	wsFile := filepath.Join(dir, "wsfile.yaml")
+	os.WriteFile(wsFile, []byte("server:\n  state_dir: "+filepath.Join(dir, "state")+"\ntools:\n  workspace: "+filepath.Join(dir, "afile")+"\n"), 0o600)
 	good := filepath.Join(dir, "good.yaml")
 	os.WriteFile(good, []byte("server:\n  state_dir: "+filepath.Join(dir, "state")+"\ntools:\n  workspace: "+filepath.Join(dir, "ws")+"\n"), 0o600)
 	cases := []struct {
@@ -31,6 +34,7 @@ func TestServeRefusals(t *testing.T) {
 		{"missing config file", []string{"--config", filepath.Join(dir, "nope.yaml")}, exitUsage, "nope.yaml"},
 		{"bad addr", []string{"--config", good, "--addr", "localhost"}, exitUsage, "--addr"},
 		{"stray argument", []string{"serve"}, exitUsage, "unexpected argument"},
+		{"workspace is a file", []string{"--config", wsFile}, exitUsage, "tools.workspace"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
