@@ -342,21 +342,7 @@ func foldMixedScript(s string) (string, int) {
 			i = p + size
 			continue
 		}
-		ws, we := p, p+size
-		for ws > 0 {
-			r, sz := utf8.DecodeLastRuneInString(s[:ws])
-			if !unicode.IsLetter(r) {
-				break
-			}
-			ws -= sz
-		}
-		for we < len(s) {
-			r, sz := utf8.DecodeRuneInString(s[we:])
-			if !unicode.IsLetter(r) {
-				break
-			}
-			we += sz
-		}
+		ws, we := wordAround(s, p, p+size)
 		word := s[ws:we]
 		if strings.IndexFunc(word, isASCIILetterRune) >= 0 {
 			e.replace(ws, we, strings.Map(latinTwin, word))
@@ -423,21 +409,7 @@ func foldSmallCaps(s string) (string, int) {
 			i = p + size
 			continue
 		}
-		ws, we := p, p+size
-		for ws > 0 {
-			r, sz := utf8.DecodeLastRuneInString(s[:ws])
-			if !unicode.IsLetter(r) {
-				break
-			}
-			ws -= sz
-		}
-		for we < len(s) {
-			r, sz := utf8.DecodeRuneInString(s[we:])
-			if !unicode.IsLetter(r) {
-				break
-			}
-			we += sz
-		}
+		ws, we := wordAround(s, p, p+size)
 		if word := s[ws:we]; smallCapsDisguise(word) {
 			e.replace(ws, we, strings.Map(func(r rune) rune {
 				if l, ok := smallCaps[r]; ok {
@@ -485,4 +457,23 @@ func nextSmallCapLead(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// wordAround widens [start, end) to the run of letters around it.
+func wordAround(s string, start, end int) (int, int) {
+	for start > 0 {
+		r, sz := utf8.DecodeLastRuneInString(s[:start])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		start -= sz
+	}
+	for end < len(s) {
+		r, sz := utf8.DecodeRuneInString(s[end:])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		end += sz
+	}
+	return start, end
 }
