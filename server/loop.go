@@ -195,7 +195,7 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 
 // complete asks the model for the next message and records the round in the trace.
 func (r *turnRun) complete() (llm.Message, string, error) {
-	req := llm.Request{Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(r.reg, r.cfg)}}, r.history...)}
+	req := llm.Request{Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: systemPrompt(r.reg)}}, r.history...)}
 	for _, sp := range r.reg.Specs() {
 		req.Tools = append(req.Tools, llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters})
 	}
@@ -553,7 +553,7 @@ func joinIssues(issues []verify.Issue) string {
 }
 
 // systemPrompt states the tool execution protocol to the model.
-func systemPrompt(reg *tools.Registry, cfg *config.Config) string {
+func systemPrompt(reg *tools.Registry) string {
 	return fmt.Sprintf(`You are AI Lab's assistant. You help a user in a terminal and may call these tools: %s.
 
 Tool execution protocol:
