@@ -167,13 +167,13 @@ func (s *Server) resume(c *gin.Context, session string, t *turn) (*turnRun, erro
 	if err != nil {
 		return nil, err
 	}
-	history := make([]llm.Message, 0, len(raws)+8)
-	for _, raw := range raws {
-		var m llm.Message
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("a stored message of %s is unreadable: %w", session, err)
-		}
-		history = append(history, m)
+	history, err := decodeMessages(session, raws)
+	if err != nil {
+		return nil, err
+	}
+	if t.Calls == nil {
+		// A new turn: refused replies of finished turns are not the model's to build on.
+		history = dropRefused(history)
 	}
 	return &turnRun{s: s, ctx: ctx, log: s.logger(c).With("session_id", session), session: session,
 		cfg: s.cfg.Load(), reg: reg, t: t, history: history}, nil
@@ -222,13 +222,16 @@ func (s *Server) session(c *gin.Context) {
 	}
 	out := api.SessionDetail{SessionID: id, Messages: []api.Message{}, ToolsPending: []api.PendingTool{}}
 	known := tools.Names
-	for _, raw := range raws {
-		var m llm.Message
-		if err := json.Unmarshal(raw, &m); err != nil {
-			s.fail(c, err)
-			return
-		}
+	msgs, err := decodeMessages(id, raws)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	for _, m := range dropRefused(msgs) {
 		am := api.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if m.Role == llm.RoleUser && strings.HasPrefix(m.Content, textResultsHeader) {
+			am.Role = llm.RoleTool // results of calls written as text, not the user's words
+		}
 		if m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0 {
 			// Calls the model wrote as text stay in its history, but not in the transcript.
 			if calls, visible := verify.ParseTextCalls(m.Content, known); len(calls) > 0 {
@@ -405,4 +408,33 @@ func title(msg string) string {
 		return line
 	}
 	return string([]rune(line)[:59]) + "…"
+}
+
+// decodeMessages decodes a session's stored messages.
+func decodeMessages(session string, raws []json.RawMessage) ([]llm.Message, error) {
+	out := make([]llm.Message, 0, len(raws)+8)
+	for _, raw := range raws {
+		var m llm.Message
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("a stored message of %s is unreadable: %w", session, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// dropRefused removes each re-prompt and the refused reply before it: the user never
+// saw them, and after the turn they only teach the model its own fabrications.
+func dropRefused(msgs []llm.Message) []llm.Message {
+	out := make([]llm.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role == llm.RoleUser && strings.HasPrefix(m.Content, verify.RepromptLead) {
+			if n := len(out); n > 0 && out[n-1].Role == llm.RoleAssistant && len(out[n-1].ToolCalls) == 0 {
+				out = out[:n-1]
+			}
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }

@@ -158,8 +158,10 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 			}
 			if len(issues) > 0 {
 				r.markRound(roundID, "reply failed validation: "+joinIssues(issues))
-				r.append(msg)
-				return r.finish(verify.UnverifiedReply(issues), issues)
+				// What is kept is what the user saw, never the unverified claims.
+				reply := verify.UnverifiedReply(issues)
+				r.append(llm.Message{Role: llm.RoleAssistant, Content: reply})
+				return r.finish(reply, issues)
 			}
 			r.append(msg)
 			if strings.TrimSpace(msg.Content) == "" {

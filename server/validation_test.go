@@ -246,3 +246,44 @@ func TestTextCallCopiedFromAToolResultIsNotRun(t *testing.T) {
 		t.Fatal("an ordinary text call did not run")
 	}
 }
+
+// TestTranscriptNeverShowsRefusedReplies: replies that failed validation reach
+// neither the user's answer nor the session's transcript, and the model's next turn
+// sees what the user saw.
+func TestTranscriptNeverShowsRefusedReplies(t *testing.T) {
+	fake := llmtest.Text("Speed is 900 Mbps (execution_id: run_speed_test_1763769600123_9f86d081).")
+	h := newLoopHarness(t, "minimal",
+		fake, llmtest.Text("Honest now: I have no speed test tool."), // one retry, then valid
+		fake, fake, fake, // a stubborn second turn
+		llmtest.Func(func(req llmtest.Request) llmtest.Step {
+			for _, m := range req.Messages {
+				if m.Role == "assistant" && strings.Contains(m.Content, "900 Mbps") && !strings.Contains(m.Content, "could not be verified") {
+					return llmtest.Text("history still holds the unverified claim")
+				}
+			}
+			return llmtest.Text("third")
+		}))
+	r := h.chat("", "how fast is my internet?")
+	r = h.chat(r.SessionID, "really?")
+	if r.Validation.Valid {
+		t.Fatalf("second turn: %+v", r)
+	}
+	if r = h.chat(r.SessionID, "ok"); r.Response != "third" {
+		t.Fatalf("third turn saw: %q", r.Response)
+	}
+	var d api.SessionDetail
+	h.do("GET", "/sessions/"+r.SessionID, nil, &d)
+	var shown []string
+	for _, m := range d.Messages {
+		shown = append(shown, m.Role+": "+m.Content)
+		if strings.Contains(m.Content, "failed verification") {
+			t.Errorf("transcript shows a re-prompt: %q", m.Content)
+		}
+		if strings.Contains(m.Content, "900 Mbps") && !strings.Contains(m.Content, "could not be verified") {
+			t.Errorf("transcript shows a refused reply: %q", m.Content)
+		}
+	}
+	if len(d.Messages) != 6 {
+		t.Fatalf("transcript:\n%s", strings.Join(shown, "\n"))
+	}
+}

@@ -5,12 +5,16 @@ import (
 	"strings"
 )
 
+// RepromptLead opens every re-prompt, so a transcript can tell re-prompts (and the
+// refused replies before them) from what the user wrote.
+const RepromptLead = "Your last reply was not shown to the user because it failed verification against the tool execution ledger:"
+
 // RepromptMessage is the message sent to the model after a reply failed
 // validation: what was wrong, item by item, and what to do instead. For an
 // announced tool it says to call the tool rather than describe calling it.
 func RepromptMessage(issues []Issue) string {
 	var b strings.Builder
-	b.WriteString("Your last reply was not shown to the user because it failed verification against the tool execution ledger:\n")
+	b.WriteString(RepromptLead + "\n")
 	var announced []string
 	claims := false
 	for _, is := range issues {
