@@ -233,9 +233,13 @@ func (s *Server) session(c *gin.Context) {
 			am.Role = llm.RoleTool // results of calls written as text, not the user's words
 		}
 		if m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0 {
-			// Calls the model wrote as text stay in its history, but not in the transcript.
+			// Calls the model wrote as text stay in its history; the transcript shows
+			// them as the calls they were, not as text.
 			if calls, visible := verify.ParseTextCalls(m.Content, known); len(calls) > 0 {
-				am.Content = visible
+				am.Content = strings.TrimSpace(visible)
+				for _, tc := range calls {
+					am.ToolCalls = append(am.ToolCalls, api.ToolCall{Name: tc.Name, Arguments: argsJSON(string(tc.Arguments))})
+				}
 			}
 		}
 		for _, tc := range m.ToolCalls {

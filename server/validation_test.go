@@ -180,8 +180,9 @@ func TestTextFormatToolCalls(t *testing.T) {
 			t.Errorf("transcript shows a text call: %q", m.Content)
 		}
 	}
-	if d.Messages[1].Role != "assistant" || strings.TrimSpace(d.Messages[1].Content) != "I'll look." {
-		t.Errorf("visible text lost: %+v", d.Messages[1])
+	if d.Messages[1].Role != "assistant" || d.Messages[1].Content != "I'll look." ||
+		len(d.Messages[1].ToolCalls) != 1 || d.Messages[1].ToolCalls[0].Name != "list_directory" {
+		t.Errorf("the text call is not shown as a call: %+v", d.Messages[1])
 	}
 }
 
