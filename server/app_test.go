@@ -133,3 +133,23 @@ func TestLogsCarryRequestIDsAndNoSecrets(t *testing.T) {
 		t.Fatalf("expected request and tool lines:\n%s", logs)
 	}
 }
+
+func TestDisabledSanitizationIsLoggedOnceAtStart(t *testing.T) {
+	for _, c := range []struct {
+		yaml  string
+		warns int
+	}{
+		{"sanitize:\n  enabled: false\n", 1},
+		{"sanitize:\n  enabled: true\n", 0},
+	} {
+		tracingYAML = c.yaml
+		h := newHarness(t, "strict")
+		tracingYAML = "tracing:\n  retention_count: 10000\n"
+		h.stop()
+		var buf syncBuffer
+		serveApp(t, h, slog.New(slog.NewTextHandler(&buf, nil)))
+		if n := strings.Count(buf.String(), "sanitization is disabled"); n != c.warns {
+			t.Errorf("%q: %d warnings at start, want %d:\n%s", c.yaml, n, c.warns, buf.String())
+		}
+	}
+}
