@@ -19,20 +19,17 @@ import (
 // POST /v1/chat/completions consumes the next Step of its script; GET /v1/models
 // lists one model. A request beyond the script is answered 500 and fails the test.
 type Server struct {
-	t       testing.TB
-	srv     *httptest.Server
-	stalled chan struct{}
-
-	mu       sync.Mutex
-	steps    []Step
-	next     int
-	requests []Request
+	script
+	t         testing.TB
+	srv       *httptest.Server
+	stalled   chan struct{}
+	closeOnce sync.Once
 }
 
 // NewServer starts a Server playing steps; it is closed when the test ends.
 func NewServer(t testing.TB, steps ...Step) *Server {
 	t.Helper()
-	s := &Server{t: t, steps: steps, stalled: make(chan struct{})}
+	s := &Server{script: script{steps: steps}, t: t, stalled: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.complete)
 	mux.HandleFunc("GET /v1/models", s.models)
@@ -49,35 +46,8 @@ func (s *Server) URL() string { return s.srv.URL + "/v1" }
 
 // Close releases stalled requests and shuts the server down. It is safe to call twice.
 func (s *Server) Close() {
-	s.mu.Lock()
-	select {
-	case <-s.stalled:
-	default:
-		close(s.stalled)
-	}
-	s.mu.Unlock()
+	s.closeOnce.Do(func() { close(s.stalled) })
 	s.srv.Close()
-}
-
-// Requests returns a copy of every chat completion request received so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// Add appends steps to the script.
-func (s *Server) Add(steps ...Step) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.steps = append(s.steps, steps...)
-}
-
-// Remaining reports how many steps of the script have not been played.
-func (s *Server) Remaining() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.steps) - s.next
 }
 
 func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
@@ -94,22 +64,10 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Authorization = r.Header.Get("Authorization")
 
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	n := len(s.requests)
-	var step Step
-	exhausted := s.next >= len(s.steps)
-	if !exhausted {
-		step = s.steps[s.next]
-		s.next++
-	}
-	total := len(s.steps)
-	s.mu.Unlock()
-
-	if exhausted {
-		msg := fmt.Sprintf("llmtest: script exhausted: request %d arrived but the script has only %d steps", n, total)
-		s.t.Errorf("%s (last user message %q)", msg, req.LastUser())
-		writeError(w, http.StatusInternalServerError, msg)
+	step, n, err := s.take(req)
+	if err != nil {
+		s.t.Errorf("%v (last user message %q)", err, req.LastUser())
+		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	step, err = step.resolve(req)
@@ -176,12 +134,10 @@ func (s *Server) hangUp(w http.ResponseWriter) {
 }
 
 func (s *Server) models(w http.ResponseWriter, r *http.Request) {
-	model := "llmtest"
-	s.mu.Lock()
-	if len(s.requests) > 0 && s.requests[len(s.requests)-1].Model != "" {
-		model = s.requests[len(s.requests)-1].Model
+	model := s.lastModel()
+	if model == "" {
+		model = "llmtest"
 	}
-	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"object": "list",
