@@ -476,6 +476,7 @@ func fromCompletion(c *openai.ChatCompletion) (Message, *Error) {
 		}
 		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
+	// The deprecated single function_call is still what some older local servers send.
 	if len(out.ToolCalls) == 0 && m.FunctionCall.Name != "" {
 		out.ToolCalls = []ToolCall{{ID: "call_1", Name: m.FunctionCall.Name, Arguments: m.FunctionCall.Arguments}}
 	}

@@ -111,7 +111,7 @@ func TestExportSpans(t *testing.T) {
 			}
 			got := map[string]string{}
 			for _, kv := range s.Attributes() {
-				got[string(kv.Key)] = kv.Value.Emit()
+				got[string(kv.Key)] = kv.Value.String()
 			}
 			for k, v := range tc.attrs {
 				if got[k] != v {
