@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -100,7 +101,7 @@ func decode(c *gin.Context, dst any) error {
 		}
 		return failWith(ErrInvalidRequest, err, "could not read the request body")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return failWith(ErrInvalidRequest, err, "the request body is not valid JSON for this endpoint: %v", err)
