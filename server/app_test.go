@@ -142,9 +142,7 @@ func TestDisabledSanitizationIsLoggedOnceAtStart(t *testing.T) {
 		{"sanitize:\n  enabled: false\n", 1},
 		{"sanitize:\n  enabled: true\n", 0},
 	} {
-		tracingYAML = c.yaml
-		h := newHarness(t, "strict")
-		tracingYAML = "tracing:\n  retention_count: 10000\n"
+		h := newLoopHarnessWith(t, setup{extra: c.yaml})
 		h.stop()
 		var buf syncBuffer
 		serveApp(t, h, slog.New(slog.NewTextHandler(&buf, nil)))

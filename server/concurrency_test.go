@@ -73,9 +73,7 @@ func TestSessionsRunConcurrentlyAndOneSessionIsSerialized(t *testing.T) {
 }
 
 func TestTraceRetentionRunsByItself(t *testing.T) {
-	tracingYAML = "tracing:\n  retention_count: 1\n"
-	defer func() { tracingYAML = "tracing:\n  retention_count: 10000\n" }()
-	h := newLoopHarness(t, "strict", llmtest.Text("one"), llmtest.Text("two"))
+	h := newLoopHarnessWith(t, setup{extra: "tracing:\n  retention_count: 1\n"}, llmtest.Text("one"), llmtest.Text("two"))
 	h.chat("", "a")
 	time.Sleep(5 * time.Millisecond) // traces are ordered by their start, in milliseconds
 	second := h.chat("", "b")
@@ -112,9 +110,7 @@ func TestChainsAreExportedOverOTLP(t *testing.T) {
 		w.WriteHeader(200)
 	}))
 	defer collector.Close()
-	tracingYAML = "tracing:\n  otlp_endpoint: " + collector.URL + "\n"
-	defer func() { tracingYAML = "tracing:\n  retention_count: 10000\n" }()
-	h := newLoopHarness(t, "minimal", llmtest.Calls(llmtest.Call("c1", "list_directory", `{"path": "."}`)), llmtest.Text("done"))
+	h := newLoopHarnessWith(t, setup{preset: "minimal", extra: "tracing:\n  otlp_endpoint: " + collector.URL + "\n"}, llmtest.Calls(llmtest.Call("c1", "list_directory", `{"path": "."}`)), llmtest.Text("done"))
 	h.chat("", "list")
 	h.stop() // flushes the exporter
 	if posts.Load() == 0 {

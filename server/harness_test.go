@@ -35,31 +35,39 @@ type harness struct {
 	http    *httptest.Server
 }
 
-// newHarness starts a server on preset whose model is the scripted HTTP fake.
-func newHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
-	return startHarness(t, preset, nil, steps)
+// A setup is what a test changes in the harness's config.yaml; zero fields keep
+// the defaults.
+type setup struct {
+	preset         string // safety.preset; "" is strict
+	window         string // tracking.window; "" is 5m
+	searchEndpoint string // web.search_endpoint; "" is a closed loopback port, so no test reaches DuckDuckGo
+	cacheTTL       string // web.cache_ttl; "" is 15m
+	extra          string // more YAML sections (tracing, sanitize)
 }
 
-// window is tracking.window for the harnesses made after it is set.
-var window = "5m"
-
-// tracingYAML is the tracing section for the harnesses made after it is set.
-var tracingYAML = "tracing:\n  retention_count: 10000\n"
-
-// webCacheTTL is web.cache_ttl for the harnesses made after it is set.
-var webCacheTTL = "15m"
-
-// searchEndpoint is web.search_endpoint for the harnesses made after it is set; the
-// default is a closed loopback port, so no test can reach DuckDuckGo.
-var searchEndpoint = "http://127.0.0.1:9/html/"
+// newHarness starts a server on preset whose model is the scripted HTTP fake.
+func newHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
+	return startHarness(t, setup{preset: preset}, nil, steps)
+}
 
 // newLoopHarness starts a server on preset whose model is the in-process fake.
 func newLoopHarness(t *testing.T, preset string, steps ...llmtest.Step) *harness {
-	return startHarness(t, preset, llmtest.NewProvider(t, steps...), nil)
+	return startHarness(t, setup{preset: preset}, llmtest.NewProvider(t, steps...), nil)
 }
 
-func startHarness(t *testing.T, preset string, fake *llmtest.Provider, steps []llmtest.Step) *harness {
+// newLoopHarnessWith is newLoopHarness with more of the config set.
+func newLoopHarnessWith(t *testing.T, su setup, steps ...llmtest.Step) *harness {
+	return startHarness(t, su, llmtest.NewProvider(t, steps...), nil)
+}
+
+func startHarness(t *testing.T, su setup, fake *llmtest.Provider, steps []llmtest.Step) *harness {
 	t.Helper()
+	or := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return v
+	}
 	h := &harness{t: t, dir: t.TempDir(), model: llmtest.NewServer(t, steps...), fake: fake}
 	h.cfgPath = filepath.Join(h.dir, "config.yaml")
 	yaml := fmt.Sprintf(`# test config
@@ -81,7 +89,8 @@ web:
   search_lite_endpoint: "http://127.0.0.1:9/lite/"
   search_interval: 1ms
   cache_ttl: %s
-%s`, filepath.Join(h.dir, "state"), h.model.URL(), preset, filepath.Join(h.dir, "ws"), window, searchEndpoint, webCacheTTL, tracingYAML)
+%s`, filepath.Join(h.dir, "state"), h.model.URL(), or(su.preset, "strict"), filepath.Join(h.dir, "ws"),
+		or(su.window, "5m"), or(su.searchEndpoint, "http://127.0.0.1:9/html/"), or(su.cacheTTL, "15m"), su.extra)
 	if err := os.WriteFile(h.cfgPath, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -124,12 +124,11 @@ func TestIDFromAnotherSessionIsNotFound(t *testing.T) {
 }
 
 func TestIDFromEarlierTurnInsideTheWindowPassesAndOutsideFails(t *testing.T) {
-	// Wide enough that a loaded machine cites inside it, short enough to wait out.
-	window = "2s"
-	defer func() { window = "5m" }()
 	var id string
 	cite := llmtest.Func(func(req llmtest.Request) llmtest.Step { return llmtest.Text("As before (execution_id: " + id + ").") })
-	h := newLoopHarness(t, "minimal",
+	// The window is wide enough that a loaded machine cites inside it, and short
+	// enough to wait out.
+	h := newLoopHarnessWith(t, setup{preset: "minimal", window: "2s"},
 		llmtest.Calls(llmtest.Call("c1", "list_directory", `{"path": "."}`)),
 		llmtest.Func(func(req llmtest.Request) llmtest.Step { id = lastID(req); return llmtest.Text("done") }),
 		cite, cite, cite, cite)

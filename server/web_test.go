@@ -32,12 +32,9 @@ func TestWebSearchNeedsApprovalAndComesBackWrapped(t *testing.T) {
 		w.Write(page)
 	}))
 	defer ddg.Close()
-	searchEndpoint = ddg.URL + "/html/"
-	defer func() { searchEndpoint = "http://127.0.0.1:9/html/" }()
-
-	h := newHarness(t, "strict",
+	h := startHarness(t, setup{searchEndpoint: ddg.URL + "/html/"}, nil, []llmtest.Step{
 		llmtest.Calls(llmtest.Call("call_s", "web_search", `{"query": "does caffeine affect sleep", "max_results": 3}`)),
-		replyWith("Caffeine affects sleep (execution_id: %s)."))
+		replyWith("Caffeine affects sleep (execution_id: %s).")})
 	r := h.chat("", "search the web for caffeine and sleep")
 	if !r.ApprovalRequired || r.ToolsPending[0].ToolName != "web_search" || len(seen()) != 0 {
 		t.Fatalf("web_search ran without approval under strict: %+v, %v", r, seen())
@@ -76,16 +73,13 @@ func TestWebCacheFollowsCacheTTL(t *testing.T) {
 		w.Write(page)
 	}))
 	defer ddg.Close()
-	searchEndpoint = ddg.URL + "/html/"
-	defer func() { searchEndpoint = "http://127.0.0.1:9/html/"; webCacheTTL = "15m" }()
 	search := llmtest.Calls(llmtest.Call("", "web_search", `{"query": "caffeine"}`))
 	for _, c := range []struct {
 		ttl  string
 		hits int32
 	}{{"15m", 1}, {"0s", 2}} {
 		hits.Store(0)
-		webCacheTTL = c.ttl
-		h := newLoopHarness(t, "minimal", search, llmtest.Text("one"), search, llmtest.Text("two"))
+		h := newLoopHarnessWith(t, setup{preset: "minimal", searchEndpoint: ddg.URL + "/html/", cacheTTL: c.ttl}, search, llmtest.Text("one"), search, llmtest.Text("two"))
 		h.chat("", "a")
 		h.chat("", "b")
 		if n := hits.Load(); n != c.hits {
