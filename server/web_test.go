@@ -16,9 +16,9 @@ import (
 // TestWebSearchNeedsApprovalAndComesBackWrapped runs web_search through the whole
 // server against a saved DuckDuckGo results page served on loopback.
 func TestWebSearchNeedsApprovalAndComesBackWrapped(t *testing.T) {
-	page, err := os.ReadFile("../../shared/fixtures/ddg/html-caffeine-sleep.html")
+	page, err := os.ReadFile("testdata/ddg/html-caffeine-sleep.html")
 	if err != nil {
-		t.Fatalf("the DuckDuckGo fixtures live in ../shared beside the repository: %v", err)
+		t.Fatalf("%v", err)
 	}
 	var mu sync.Mutex
 	var queries []string
@@ -62,7 +62,7 @@ func TestWebSearchNeedsApprovalAndComesBackWrapped(t *testing.T) {
 }
 
 func TestWebCacheFollowsCacheTTL(t *testing.T) {
-	page, err := os.ReadFile("../../shared/fixtures/ddg/html-caffeine-sleep.html")
+	page, err := os.ReadFile("testdata/ddg/html-caffeine-sleep.html")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// ddgFixtureServer serves the shared html results fixture on /html/.
+// ddgFixtureServer serves the saved html results fixture on /html/.
 func ddgFixtureServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	page, err := os.ReadFile("../../../shared/fixtures/ddg/html-caffeine-sleep.html")
+	page, err := os.ReadFile("testdata/ddg/html-caffeine-sleep.html")
 	if err != nil {
 		t.Fatal(err)
 	}
