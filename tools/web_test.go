@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +19,11 @@ import (
 	"github.com/ailab/ai-lab/websearch"
 )
 
-// ddgFixture reads a shared DuckDuckGo fixture; CI clones shared/ beside the repo.
+// ddgFixture reads a saved DuckDuckGo answer from testdata/ddg (see its
+// MANIFEST.md), so the tests pass on a clone with nothing beside it.
 func ddgFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../../shared/fixtures/ddg/" + name)
+	b, err := os.ReadFile(filepath.Join("testdata", "ddg", name))
 	if err != nil {
 		t.Fatalf("read fixture: %v", err)
 	}

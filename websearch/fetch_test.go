@@ -269,20 +269,24 @@ func TestFetchFailuresNameTheURL(t *testing.T) {
 	missing := pageServer(t, http.NotFound)
 	tlsSrv := httptest.NewTLSServer(serveBody("text/plain", []byte("hi")))
 	t.Cleanup(tlsSrv.Close)
+	// Only the timeout cases get a short timeout: a TLS handshake under -race
+	// on a loaded machine can itself take longer than 200ms.
+	const short, long = 200 * time.Millisecond, 10 * time.Second
 	tests := []struct {
 		name     string
 		url      string
+		timeout  time.Duration
 		wantErr  error
 		wantText string
 	}{
-		{"slow page times out", slow.URL + "/slow", ErrTimeout, "did not answer within 200ms"},
-		{"slow body times out", slowBody.URL + "/trickle", ErrTimeout, "did not answer within 200ms"},
-		{"404", missing.URL + "/gone", ErrHTTPStatus, "answered HTTP 404 Not Found"},
-		{"untrusted certificate", tlsSrv.URL + "/", ErrTLS, "secure connection"},
+		{"slow page times out", slow.URL + "/slow", short, ErrTimeout, "did not answer within 200ms"},
+		{"slow body times out", slowBody.URL + "/trickle", short, ErrTimeout, "did not answer within 200ms"},
+		{"404", missing.URL + "/gone", long, ErrHTTPStatus, "answered HTTP 404 Not Found"},
+		{"untrusted certificate", tlsSrv.URL + "/", long, ErrTLS, "secure connection"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := NewFetcher(FetchOptions{AllowPrivate: true, Timeout: 200 * time.Millisecond})
+			f := NewFetcher(FetchOptions{AllowPrivate: true, Timeout: tt.timeout})
 			_, err := f.Fetch(context.Background(), tt.url)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)

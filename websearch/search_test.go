@@ -15,9 +15,10 @@ import (
 	"time"
 )
 
-// fixtureDir is where the shared DuckDuckGo fixtures live: CI clones the repo
-// with shared/ beside it, so they are never copied into the repo.
-const fixtureDir = "../../shared/fixtures/ddg"
+// fixtureDir holds real DuckDuckGo answers saved by other projects; its
+// MANIFEST.md says where each came from. They live in the repository so the
+// tests pass on a fresh clone.
+var fixtureDir = filepath.Join("testdata", "ddg")
 
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()
