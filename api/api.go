@@ -137,7 +137,17 @@ type Execution struct {
 	DurationMS  int64           `json:"duration_ms"`
 	Completed   bool            `json:"completed"`
 	Error       string          `json:"error"`
+	// Decision says who let the run happen: DecisionUser, DecisionGrant or
+	// DecisionAuto (CONTRACT section 9).
+	Decision string `json:"decision"`
 }
+
+// Who decided that a call may run (CONTRACT section 9).
+const (
+	DecisionUser  = "user"  // the user approved it
+	DecisionGrant = "grant" // a session grant covered it
+	DecisionAuto  = "auto"  // the preset in force needed no approval
+)
 
 // Kinds of a TraceCall.
 const (

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ailab/ai-lab/api"
 )
 
 // A Session is one conversation as the store knows it. Its title is set once, at
@@ -155,54 +157,88 @@ func (s *Store) Pending(ctx context.Context, sessionID string) (json.RawMessage,
 
 // SaveTurn appends messages to a session, sets its pending approval (nil or JSON
 // null clears it) and sets its updated_at to at, all in one transaction: after a
-// crash either all of it is stored or none. An unknown session is an error wrapping
-// ErrNotFound and stores nothing. Every message and the pending state must be valid
-// JSON, because a stored corrupt message would break every later read of the session.
+// crash either all of it is stored or none. It is Save for a writer that holds no
+// lease: it is refused while another owner's lease runs.
 func (s *Store) SaveTurn(ctx context.Context, sessionID string, appended []json.RawMessage, pending json.RawMessage, at time.Time) error {
-	for i, m := range appended {
+	_, err := s.Save(ctx, Save{SessionID: sessionID, Messages: appended, Pending: pending, At: at})
+	return err
+}
+
+// A Save is one step of a turn: everything it changes is written in one
+// transaction, so after a crash either all of it is stored or none.
+type Save struct {
+	SessionID string
+	// Owner is the lease holder making the save; the save is refused with
+	// ErrLeaseLost when it no longer holds the lease. Empty: a writer without a
+	// lease, refused while any owner's lease runs.
+	Owner    Owner
+	Messages []json.RawMessage // appended in order
+	Pending  json.RawMessage   // the session's pending state; nil or JSON null clears it
+	At       time.Time         // the session's updated_at
+	// Trace, when set, is the turn's call chain: its row is upserted and its
+	// calls from TraceFrom on are appended (the earlier ones were saved before).
+	Trace     *api.Trace
+	TraceFrom int
+	// Release gives up Owner's lease with this save (the request ends).
+	Release bool
+}
+
+// Save writes sv in one transaction and returns the session's new version (its
+// save count). An unknown session is an error wrapping ErrNotFound, a lost lease
+// one wrapping ErrLeaseLost; both store nothing. Every message and the pending
+// state must be valid JSON, because a stored corrupt message would break every
+// later read of the session.
+func (s *Store) Save(ctx context.Context, sv Save) (int64, error) {
+	for i, m := range sv.Messages {
 		if !json.Valid(m) {
-			return fmt.Errorf("save turn of session %s: message %d is not valid JSON", sessionID, i)
+			return 0, fmt.Errorf("save turn of session %s: message %d is not valid JSON", sv.SessionID, i)
 		}
 	}
 	var pendingText sql.NullString
-	if len(pending) > 0 && string(pending) != "null" {
-		if !json.Valid(pending) {
-			return fmt.Errorf("save turn of session %s: the pending approval is not valid JSON", sessionID)
+	if len(sv.Pending) > 0 && string(sv.Pending) != "null" {
+		if !json.Valid(sv.Pending) {
+			return 0, fmt.Errorf("save turn of session %s: the pending approval is not valid JSON", sv.SessionID)
 		}
-		pendingText = sql.NullString{String: string(pending), Valid: true}
+		pendingText = sql.NullString{String: string(sv.Pending), Valid: true}
 	}
-
+	fail := func(err error) (int64, error) {
+		return 0, fmt.Errorf("save turn of session %s: %w", sv.SessionID, err)
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+		return fail(err)
 	}
 	defer tx.Rollback()
-	// The session row is updated first: zero rows means an unknown session, and the
-	// rollback then leaves nothing behind.
-	res, err := tx.ExecContext(ctx, `UPDATE sessions SET pending = ?, updated_at = ? WHERE id = ?`,
-		pendingText, millis(at), sessionID)
-	if err != nil {
-		return fmt.Errorf("save turn of session %s: %w", sessionID, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("save turn of session %s: %w", sessionID, err)
-	} else if n == 0 {
-		return fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
-	}
-	if len(appended) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO messages (session_id, body) VALUES (?, ?)`)
-		if err != nil {
-			return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+	// The session row is updated first: no row means an unknown session or a
+	// lost lease, and the rollback then leaves nothing behind.
+	var version int64
+	err = tx.StmtContext(ctx, s.stmts.saveSession).QueryRowContext(ctx,
+		pendingText, millis(sv.At), sv.SessionID, millis(sv.At), string(sv.Owner), sv.Release).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		var one int
+		if s.read.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sv.SessionID).Scan(&one) != nil {
+			return 0, fmt.Errorf("session %s: %w", sv.SessionID, ErrNotFound)
 		}
-		defer stmt.Close()
-		for _, m := range appended {
-			if _, err := stmt.ExecContext(ctx, sessionID, string(m)); err != nil {
-				return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+		return 0, fmt.Errorf("save turn of session %s: %w", sv.SessionID, ErrLeaseLost)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if len(sv.Messages) > 0 {
+		stmt := tx.StmtContext(ctx, s.stmts.appendMessage)
+		for _, m := range sv.Messages {
+			if _, err := stmt.ExecContext(ctx, sv.SessionID, string(m)); err != nil {
+				return fail(err)
 			}
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("save turn of session %s: %w", sessionID, err)
+	if sv.Trace != nil {
+		if err := s.appendTrace(ctx, tx, *sv.Trace, sv.TraceFrom); err != nil {
+			return fail(err)
+		}
 	}
-	return nil
+	if err := tx.Commit(); err != nil {
+		return fail(err)
+	}
+	return version, nil
 }

@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -43,10 +44,12 @@ var ErrNotFound = errors.New("not found in the state database")
 // "database is locked"); reads use a separate pool and, thanks to WAL mode, never
 // wait for writers.
 type Store struct {
+	path  string
 	write *sql.DB
 	read  *sql.DB
+	fresh bool
 
-	recordExecution *sql.Stmt // on write
+	stmts statements
 }
 
 // busyTimeoutMS bounds how long a connection waits for a lock held by another
@@ -89,10 +92,15 @@ func Open(path string) (*Store, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	if err := migrate(context.Background(), write); err != nil {
+	if err := quickCheck(context.Background(), write); err != nil {
 		write.Close()
-		if sqliteCode(err) == sqliteNotADB {
-			return nil, fmt.Errorf("cannot use %s: it is not an SQLite database (%w); move it aside or point server.state_dir at another folder", abs, err)
+		return nil, damagedError(abs, err)
+	}
+	fresh, err := migrate(context.Background(), write)
+	if err != nil {
+		write.Close()
+		if Damaged(err) {
+			return nil, damagedError(abs, err)
 		}
 		return nil, fmt.Errorf("cannot prepare the state database %s: %w", abs, err)
 	}
@@ -116,17 +124,79 @@ func Open(path string) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
 	}
-	recordExecution, err := write.Prepare(recordExecutionSQL)
-	if err != nil {
-		write.Close()
-		read.Close()
+	st := &Store{path: abs, write: write, read: read, fresh: fresh}
+	if err := st.prepare(); err != nil {
+		st.Close()
 		return nil, fmt.Errorf("cannot prepare the state database %s: %w", abs, err)
 	}
-	return &Store{write: write, read: read, recordExecution: recordExecution}, nil
+	return st, nil
 }
 
-// sqliteNotADB is SQLITE_NOTADB, the code for a file that is not a database.
-const sqliteNotADB = 26
+// Path is the database file's absolute path.
+func (s *Store) Path() string { return s.path }
+
+// Fresh reports whether this Open created the schema: the file was new or
+// empty. A caller that expected earlier state (a token file from an earlier
+// start) warns, because a lost or truncated database looks exactly like this.
+func (s *Store) Fresh() bool { return s.fresh }
+
+// quickCheck runs SQLite's quick integrity check, which reads every page but
+// skips the index cross-checks of a full integrity_check, so a damaged file is
+// found at start rather than as a failed request later.
+func quickCheck(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, "PRAGMA quick_check(5)")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrDamaged, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// ErrDamaged means the database file is not a usable SQLite database: not one
+// at all, or one with damaged pages. Test an error with Damaged, which also
+// recognizes SQLite's own codes inside errors that do not wrap ErrDamaged.
+var ErrDamaged = errors.New("the state database is damaged")
+
+// SQLite's primary result codes for a damaged file.
+const (
+	sqliteCorrupt = 11 // SQLITE_CORRUPT
+	sqliteNotADB  = 26 // SQLITE_NOTADB
+)
+
+// Damaged reports whether err comes from a damaged or foreign database file.
+func Damaged(err error) bool {
+	if errors.Is(err, ErrDamaged) {
+		return true
+	}
+	code := sqliteCode(err)
+	return code == sqliteCorrupt || code == sqliteNotADB
+}
+
+// DamagedAdvice is the sentence that tells a person what to do about a damaged
+// state database at path.
+func DamagedAdvice(path string) string {
+	return fmt.Sprintf("the state database %s is damaged or is not an SQLite database: stop ai-server, move it aside (mv %s %s.damaged) and start again with an empty one, or point server.state_dir at another folder; what it held can sometimes be recovered with `sqlite3 %s.damaged .recover`", path, path, path, path)
+}
+
+func damagedError(path string, err error) error {
+	return fmt.Errorf("%s (%w)", DamagedAdvice(path), err)
+}
 
 // sqliteCode returns the primary SQLite result code inside err, 0 when none.
 func sqliteCode(err error) int {
@@ -147,7 +217,7 @@ func dsn(abs string, params url.Values) string {
 // Close closes the database; pending writes have already been committed, so a
 // Close after the last call loses nothing.
 func (s *Store) Close() error {
-	return errors.Join(s.recordExecution.Close(), s.read.Close(), s.write.Close())
+	return errors.Join(s.stmts.close(), s.read.Close(), s.write.Close())
 }
 
 // migrations are the schema steps in order; PRAGMA user_version counts how many a
@@ -224,44 +294,65 @@ CREATE TABLE trace_tools (
 ) WITHOUT ROWID;
 CREATE INDEX trace_tools_by_trace ON trace_tools (trace_id);
 `,
+	// 2: at-most-once runs. A session's lease (owner and expiry) makes claiming a
+	// turn atomic across processes; version counts its saves. A ledger record names
+	// the call it ran (trace, round and tool_call_id: unique, so one call can start
+	// only once), who decided it, and the tool message the model got, so a resumed
+	// turn reports the recorded outcome instead of running the call again.
+	`
+ALTER TABLE sessions ADD COLUMN lease_owner TEXT;
+ALTER TABLE sessions ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE executions ADD COLUMN call_key TEXT;
+ALTER TABLE executions ADD COLUMN decision TEXT NOT NULL DEFAULT '';
+ALTER TABLE executions ADD COLUMN outcome TEXT;
+CREATE UNIQUE INDEX executions_by_call ON executions (call_key) WHERE call_key IS NOT NULL;
+CREATE INDEX executions_by_started ON executions (started_at);
+`,
 }
 
 // migrate applies the migrations a database has not seen yet, each in its own
 // transaction together with the user_version bump, so a crash never leaves a
 // half-applied step behind.
-func migrate(ctx context.Context, db *sql.DB) error {
+// It reports whether the database had no schema at all (fresh).
+func migrate(ctx context.Context, db *sql.DB) (fresh bool, err error) {
 	for {
-		done, err := migrateOne(ctx, db)
-		if err != nil || done {
-			return err
+		version, done, err := migrateOne(ctx, db)
+		switch {
+		case err != nil:
+			return false, err
+		case done:
+			return fresh, nil
+		case version == 0:
+			fresh = true
 		}
 	}
 }
 
-func migrateOne(ctx context.Context, db *sql.DB) (done bool, err error) {
+// migrateOne applies the next step; version is the schema version it found.
+func migrateOne(ctx context.Context, db *sql.DB) (version int, done bool, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	defer tx.Rollback()
-	var version int
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return false, err
+		return 0, false, err
 	}
 	switch {
 	case version > len(migrations):
-		return false, fmt.Errorf("its schema version is %d but this ai-server knows only up to %d; run a newer ai-server or point server.state_dir elsewhere", version, len(migrations))
+		return version, false, fmt.Errorf("its schema version is %d but this ai-server knows only up to %d; run a newer ai-server or point server.state_dir elsewhere", version, len(migrations))
 	case version == len(migrations):
-		return true, nil
+		return version, true, nil
 	}
 	if _, err := tx.ExecContext(ctx, migrations[version]); err != nil {
-		return false, fmt.Errorf("schema step %d: %w", version+1, err)
+		return version, false, fmt.Errorf("schema step %d: %w", version+1, err)
 	}
 	// PRAGMA takes no bound parameters; version is our own integer.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version+1)); err != nil {
-		return false, err
+		return version, false, err
 	}
-	return false, tx.Commit()
+	return version, false, tx.Commit()
 }
 
 // millis is how a time is stored.

@@ -127,9 +127,85 @@ func TestOpenRefusesAFileThatIsNotADatabase(t *testing.T) {
 		s.Close()
 		t.Fatal("Open accepted a text file as the database")
 	}
-	want := "cannot use " + path + ": it is not an SQLite database"
-	if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, "move it aside or point server.state_dir at another folder") {
-		t.Errorf("error %q, want it to start %q and say how to fix it", msg, want)
+	want := "the state database " + path + " is damaged or is not an SQLite database: stop ai-server, move it aside (mv " + path + " " + path + ".damaged)"
+	if msg := err.Error(); !strings.HasPrefix(msg, want) || !Damaged(err) {
+		t.Errorf("error %q (damaged %v), want it to start %q and say how to fix it", msg, Damaged(err), want)
+	}
+}
+
+// TestOpenRefusesDamagedPages damages a real database in the middle of a table's
+// pages: the quick check at Open finds it and the sentence says what to do,
+// instead of a bare failure on some later request.
+func TestOpenRefusesDamagedPages(t *testing.T) {
+	s, path := openTest(t)
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, "s_1", "t", t0); err != nil {
+		t.Fatal(err)
+	}
+	var many []json.RawMessage
+	for i := range 2000 {
+		many = append(many, json.RawMessage(fmt.Sprintf(`{"role":"user","content":"message %d %s"}`, i, strings.Repeat("x", 200))))
+	}
+	if err := s.SaveTurn(ctx, "s_1", many, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil { // checkpoints the WAL into the file
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 40*4096 {
+		t.Fatalf("database only %d bytes", len(data))
+	}
+	// Overwrite pages 20..29 (not the header page) with garbage.
+	for i := 20 * 4096; i < 30*4096; i++ {
+		data[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(path)
+	if err == nil {
+		s2.Close()
+		t.Fatal("Open accepted a database with damaged pages")
+	}
+	if !Damaged(err) || !strings.Contains(err.Error(), "move it aside (mv "+path) {
+		t.Fatalf("error %q does not say the database is damaged and what to do", err)
+	}
+}
+
+// TestFreshTellsAnEmptiedFileFromAnUsedOne: a state file truncated to 0 bytes
+// opens as a new database, and Fresh says so, so the server can warn instead of
+// silently starting without its sessions and ledger.
+func TestFreshTellsAnEmptiedFileFromAnUsedOne(t *testing.T) {
+	s, path := openTest(t)
+	if !s.Fresh() {
+		t.Error("a new database is not Fresh")
+	}
+	s.Close()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Fresh() {
+		t.Error("a reopened database with its schema is Fresh")
+	}
+	s.Close()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !s.Fresh() {
+		t.Error("a database truncated to 0 bytes is not Fresh")
 	}
 }
 

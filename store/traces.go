@@ -28,55 +28,58 @@ type TraceFilter struct {
 	Limit       int           // at most this many chains: DefaultTraceLimit when <= 0, clamped to MaxTraceLimit
 }
 
-// SaveTrace inserts a call chain or replaces the one with the same trace id, calls
-// included: a chain spans a /chat and its /chat/approve continuations, so it is saved
-// again as it grows.
+// SaveTrace inserts a call chain or updates the one with the same trace id,
+// calls included, in one transaction.
 func (s *Store) SaveTrace(ctx context.Context, t api.Trace) error {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
 	}
 	defer tx.Rollback()
-	// An upsert rather than INSERT OR REPLACE: REPLACE deletes the row first, which
-	// would fire the cascade for calls in a way that depends on trigger settings.
-	if _, err := tx.ExecContext(ctx, `
-INSERT INTO traces (trace_id, session_id, started_at, duration_ms, success) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (trace_id) DO UPDATE SET
-	session_id = excluded.session_id, started_at = excluded.started_at,
-	duration_ms = excluded.duration_ms, success = excluded.success`,
-		t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success); err != nil {
-		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
-	}
-	for _, clear := range []string{`DELETE FROM trace_calls WHERE trace_id = ?`, `DELETE FROM trace_tools WHERE trace_id = ?`} {
-		if _, err := tx.ExecContext(ctx, clear, t.TraceID); err != nil {
-			return fmt.Errorf("save trace %s: %w", t.TraceID, err)
-		}
-	}
-	if len(t.Calls) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `
-INSERT INTO trace_calls (trace_id, seq, call_id, parent_id, kind, tool_name, execution_id, arguments,
-	started_at, duration_ms, success, error, result)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return fmt.Errorf("save trace %s: %w", t.TraceID, err)
-		}
-		defer stmt.Close()
-		for i, c := range t.Calls {
-			if _, err := stmt.ExecContext(ctx, t.TraceID, i, c.CallID, c.ParentID, c.Kind, c.ToolName,
-				c.ExecutionID, argumentsText(c.Arguments), millis(c.StartedAt), c.DurationMS,
-				c.Success, c.Error, c.Result); err != nil {
-				return fmt.Errorf("save trace %s: call %s: %w", t.TraceID, c.CallID, err)
-			}
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `
-INSERT INTO trace_tools (tool_name, started_at, trace_id)
-SELECT DISTINCT tool_name, ?, trace_id FROM trace_calls WHERE trace_id = ? AND tool_name != ''`,
-		millis(t.StartedAt), t.TraceID); err != nil {
+	if err := s.appendTrace(ctx, tx, t, 0); err != nil {
 		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
+	}
+	return nil
+}
+
+// appendTrace upserts the chain's row and writes its calls from index from on.
+// A chain spans a /chat and its /chat/approve continuations and grows with each
+// model round; the calls saved before are not written again. From 0 replaces
+// the stored chain whole.
+func (s *Store) appendTrace(ctx context.Context, tx *sql.Tx, t api.Trace, from int) error {
+	if _, err := tx.StmtContext(ctx, s.stmts.saveTraceRow).ExecContext(ctx,
+		t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success); err != nil {
+		return err
+	}
+	if from <= 0 || from > len(t.Calls) {
+		// A whole chain replaces what was stored under its id.
+		from = 0
+		for _, clear := range []string{`DELETE FROM trace_calls WHERE trace_id = ?`, `DELETE FROM trace_tools WHERE trace_id = ?`} {
+			if _, err := tx.ExecContext(ctx, clear, t.TraceID); err != nil {
+				return err
+			}
+		}
+	}
+	if from == len(t.Calls) {
+		return nil
+	}
+	call := tx.StmtContext(ctx, s.stmts.appendTraceCall)
+	tool := tx.StmtContext(ctx, s.stmts.indexTraceTool)
+	for i := from; i < len(t.Calls); i++ {
+		c := t.Calls[i]
+		if _, err := call.ExecContext(ctx, t.TraceID, i, c.CallID, c.ParentID, c.Kind, c.ToolName,
+			c.ExecutionID, argumentsText(c.Arguments), millis(c.StartedAt), c.DurationMS,
+			c.Success, c.Error, c.Result); err != nil {
+			return fmt.Errorf("call %s: %w", c.CallID, err)
+		}
+		if c.ToolName != "" {
+			if _, err := tool.ExecContext(ctx, c.ToolName, millis(t.StartedAt), t.TraceID); err != nil {
+				return fmt.Errorf("call %s: %w", c.CallID, err)
+			}
+		}
 	}
 	return nil
 }
