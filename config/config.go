@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -65,6 +66,9 @@ type LLMConfig struct {
 	APIKeyEnv     string        `mapstructure:"api_key_env"`
 	Timeout       time.Duration `mapstructure:"timeout"`
 	MaxToolRounds int           `mapstructure:"max_tool_rounds"`
+	// ContextChars bounds the characters of one model request: older turns are
+	// left out, oldest first, to stay under it (CONTRACT section 9).
+	ContextChars int `mapstructure:"context_chars"`
 }
 
 // SafetyConfig selects the approval preset; ApprovalMode and
@@ -127,6 +131,7 @@ func Default() *Config {
 			APIKeyEnv:     "OPENAI_API_KEY",
 			Timeout:       120 * time.Second,
 			MaxToolRounds: 10,
+			ContextChars:  200_000,
 		},
 		Safety: SafetyConfig{
 			Preset:                 tools.PresetStrict,
@@ -280,6 +285,23 @@ func (c *Config) Public() map[string]any {
 	safety["preset"] = p.Name
 	safety["approval_mode"] = p.ApprovalMode
 	safety["tools_requiring_approval"] = p.RequiresApproval
+	return out
+}
+
+// RestartKeys are the keys a running server cannot apply: a change to one of
+// them waits for a restart. Every other key applies live.
+var RestartKeys = []string{"server.addr", "server.state_dir", "tracing.otlp_endpoint"}
+
+// RestartRequired lists the keys of RestartKeys whose value in next differs
+// from the one the server started with (running), in key order.
+func RestartRequired(running, next *Config) []string {
+	out := []string{}
+	for _, path := range RestartKeys {
+		k, _ := lookupKey(path)
+		if !reflect.DeepEqual(k.get(running), k.get(next)) {
+			out = append(out, path)
+		}
+	}
 	return out
 }
 

@@ -209,7 +209,7 @@ func TestEveryKeyIsOverridable(t *testing.T) {
 	values := map[string]string{
 		"server.addr": "0.0.0.0:9999", "server.auth_token": "tok", "server.state_dir": "/tmp/s",
 		"llm.base_url": "https://example.test/v1", "llm.model": "m", "llm.api_key_env": "MY_KEY",
-		"llm.timeout": "7s", "llm.max_tool_rounds": "3",
+		"llm.timeout": "7s", "llm.max_tool_rounds": "3", "llm.context_chars": "50000",
 		"safety.preset": "custom", "safety.approval_mode": "false", "safety.tools_requiring_approval": "read_file,web_search",
 		"tools.workspace":     "/tmp/w",
 		"web.search_endpoint": "http://127.0.0.1:1/a", "web.search_lite_endpoint": "http://127.0.0.1:1/b",
@@ -248,7 +248,7 @@ func TestEveryKeyRefusesABadEnvValue(t *testing.T) {
 	anyText := map[string]bool{"server.auth_token": true, "server.state_dir": true, "llm.model": true, "tools.workspace": true, "web.region": true}
 	bad := map[string]string{
 		"server.addr": "8080", "llm.base_url": "localhost:11434", "llm.api_key_env": "sk-123",
-		"llm.timeout": "120", "llm.max_tool_rounds": "ten",
+		"llm.timeout": "120", "llm.max_tool_rounds": "ten", "llm.context_chars": "many",
 		"safety.preset": "lax", "safety.approval_mode": "yes", "safety.tools_requiring_approval": "write_file,rm_rf",
 		"web.search_endpoint": "duckduckgo.com", "web.search_lite_endpoint": "ftp://x/", "web.safesearch": "high",
 		"web.max_results": "5.5", "web.cache_ttl": "15", "web.fetch_timeout": "0s", "web.max_page_bytes": "5MiB",
@@ -336,6 +336,7 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "rounds zero", yaml: "llm:\n  max_tool_rounds: 0\n", wantKey: "llm.max_tool_rounds", wantText: "between 1 and 100"},
 		{name: "rounds too many", yaml: "llm:\n  max_tool_rounds: 101\n", wantKey: "llm.max_tool_rounds", wantText: "between 1 and 100"},
 		{name: "rounds wrong type", yaml: "llm:\n  max_tool_rounds: abc\n", wantKey: "llm.max_tool_rounds", wantText: `"abc" must be a whole number`},
+		{name: "context too small", yaml: "llm:\n  context_chars: 100\n", wantKey: "llm.context_chars", wantText: "between 4000 and 100000000"},
 		{name: "rounds fraction", yaml: "llm:\n  max_tool_rounds: 2.5\n", wantKey: "llm.max_tool_rounds", wantText: "whole number"},
 		{name: "refusal quotes the value as written", yaml: "web:\n  max_results: 1.50\n", wantKey: "web.max_results", wantText: `web.max_results: "1.50" must be a whole number`},
 		{name: "preset", yaml: "safety:\n  preset: strickt\n", wantKey: "safety.preset", wantLine: 2, wantText: `"strickt" is not a preset (use strict, moderate, minimal or custom)`},
@@ -511,5 +512,21 @@ func BenchmarkLoadRepoConfig(b *testing.B) {
 		if _, err := load(data, repoConfig, false); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestRestartRequiredNamesOnlyKeysThatWait(t *testing.T) {
+	running := Default()
+	next := Default()
+	next.LLM.Model = "other"
+	next.Server.AuthToken = "new-token"
+	next.Safety.Preset = "minimal"
+	if got := RestartRequired(running, next); len(got) != 0 {
+		t.Errorf("live keys listed as waiting for a restart: %v", got)
+	}
+	next.Server.Addr = "127.0.0.1:9999"
+	next.Tracing.OTLPEndpoint = "http://127.0.0.1:4318"
+	if got := RestartRequired(running, next); !slices.Equal(got, []string{"server.addr", "tracing.otlp_endpoint"}) {
+		t.Errorf("RestartRequired = %v", got)
 	}
 }
