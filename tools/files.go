@@ -212,6 +212,15 @@ func (w *Workspace) readFile(_ context.Context, a pathArgs) (any, error) {
 		return nil, opError("read", a.Path, err)
 	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, opError("read", a.Path, err)
+	}
+	if !fi.Mode().IsRegular() { // swapped since the Stat above
+		return nil, fmt.Errorf("path %s is not a regular file; read_file reads text files only", a.Path)
+	}
+	if err := checkLinks("path", a.Path, fi, fixCopyIn); err != nil {
+		return nil, err
+	}
 	// A Builder sized from the Stat becomes the result string without the
 	// copies io.ReadAll plus a conversion would make.
 	var sb strings.Builder
@@ -276,18 +285,40 @@ func (w *Workspace) writeFile(_ context.Context, a writeArgs) (any, error) {
 	if err := w.mkdirParent(rel, a.Path); err != nil {
 		return nil, err
 	}
-	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// No O_TRUNC: the opened file's links are checked first, and truncating
+	// a hard link would already have emptied the file behind it.
+	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, opError("write", a.Path, err)
 	}
-	n, err := f.WriteString(a.Content)
+	n, err := writeChecked(f, a.Path, a.Content)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	var lr *linkRefusal
+	if errors.As(err, &lr) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, opError("write", a.Path, err)
 	}
 	return WriteFileResult{Path: slash(rel), BytesWritten: n, Overwritten: overwritten}, nil
+}
+
+// writeChecked replaces the content of f, opened for writing at the path
+// shown, once its fstat shows a regular file with one link.
+func writeChecked(f *os.File, shown, content string) (int, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if err := checkLinks("path", shown, fi, fixCopyIn); err != nil {
+		return 0, err
+	}
+	if err := f.Truncate(0); err != nil {
+		return 0, err
+	}
+	return f.WriteString(content)
 }
 
 // mkdirParent creates the missing folders above rel.
@@ -320,6 +351,11 @@ func (w *Workspace) deleteFile(_ context.Context, a pathArgs) (any, error) {
 	case fi.IsDir():
 		return nil, fmt.Errorf("path %s is a directory; delete_file deletes files only", a.Path)
 	}
+	// Lstat is enough here: removing a name never changes the file behind
+	// it, so a link swapped in after this check loses nothing but that name.
+	if err := checkLinks("path", a.Path, fi, fixCopyIn); err != nil {
+		return nil, err
+	}
 	if err := w.root.Remove(rel); err != nil {
 		return nil, opError("delete", a.Path, err)
 	}
@@ -348,11 +384,20 @@ func (w *Workspace) transferEnds(tool string, a transferArgs) (src, dst string, 
 	} else if err != nil {
 		return "", "", nil, opError(strings.TrimSuffix(tool, "_file"), a.Source, err)
 	}
+	// A rename moves a name, not content, so for move_file this Lstat is
+	// check enough; copy_file checks its opened source again.
+	if err := checkLinks("source", a.Source, srcInfo, fixCopyIn); err != nil {
+		return "", "", nil, err
+	}
 	dfi, err := w.root.Lstat(dst)
 	switch {
 	case err == nil && dfi.IsDir():
 		return "", "", nil, fmt.Errorf("destination %s is an existing directory; give the full new path, e.g. %s", a.Destination, slash(filepath.Join(dst, filepath.Base(src))))
 	case err == nil:
+		// Telling the model to delete a file delete_file would refuse helps nobody.
+		if err := checkLinks("destination", a.Destination, dfi, fixOtherDst); err != nil {
+			return "", "", nil, err
+		}
 		return "", "", nil, fmt.Errorf("destination %s already exists; %s does not overwrite, so delete it first or choose another name", a.Destination, tool)
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", "", nil, opError("use", a.Destination, err)
@@ -396,14 +441,25 @@ func (w *Workspace) copyFile(ctx context.Context, a transferArgs) (any, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("source %s is not a regular file; copy_file copies regular files only", a.Source)
 	}
-	if err := w.mkdirParent(dst, a.Destination); err != nil {
-		return nil, err
-	}
 	in, err := w.root.Open(src)
 	if err != nil {
 		return nil, opError("copy", a.Source, err)
 	}
 	defer in.Close()
+	// The opened file, which through a symlink inside the workspace is not
+	// the one transferEnds looked at, and may have been swapped since.
+	if fi, err = in.Stat(); err != nil {
+		return nil, opError("copy", a.Source, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("source %s is not a regular file; copy_file copies regular files only", a.Source)
+	}
+	if err := checkLinks("source", a.Source, fi, fixCopyIn); err != nil {
+		return nil, err
+	}
+	if err := w.mkdirParent(dst, a.Destination); err != nil {
+		return nil, err
+	}
 	// O_EXCL makes "never overwrite" hold even against a file that appeared
 	// since transferEnds looked.
 	out, err := w.root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())

@@ -16,6 +16,44 @@ import (
 // leads outside the workspace.
 var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 
+// ErrHardLink is matched (errors.Is) by every refusal of a regular file with
+// more than one hard link. No path check can tell where a hard link's other
+// names are, so such a file may be one outside the workspace; these refusals
+// match ErrOutsideWorkspace too.
+var ErrHardLink = errors.New("file has more than one hard link")
+
+// A linkRefusal is a file refused for its hard links; its text is the one
+// sentence the model sees.
+type linkRefusal struct{ msg string }
+
+func (e *linkRefusal) Error() string { return e.msg }
+func (e *linkRefusal) Is(target error) bool {
+	return target == ErrHardLink || target == ErrOutsideWorkspace
+}
+
+// checkLinks refuses fi when it is a regular file with more than one hard
+// link. role and shown name it as the model did ("path notes.txt"); fix is
+// what to do instead. Pass the FileInfo of the opened file (File.Stat is an
+// fstat) wherever the tool reads or writes through a handle, so a link swapped
+// in after an earlier check is still caught. Directories always have several
+// links and symlinks are checked by resolve, so only regular files count.
+func checkLinks(role, shown string, fi fs.FileInfo, fix string) error {
+	if !fi.Mode().IsRegular() {
+		return nil
+	}
+	n, known := hardLinks(fi)
+	if !known || n <= 1 {
+		return nil
+	}
+	return &linkRefusal{msg: fmt.Sprintf("%s %s has %d hard links, so it may be a file outside the workspace under another name; file tools refuse files with more than one hard link, so %s", role, shown, n, fix)}
+}
+
+// Fixes for checkLinks's refusals.
+const (
+	fixCopyIn   = "copy it in with cp instead of linking it"
+	fixOtherDst = "choose another destination"
+)
+
 // A refusal is a path the file tools will not touch; its text is the one
 // sentence the model sees.
 type refusal struct{ msg string }
