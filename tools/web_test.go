@@ -407,3 +407,107 @@ func TestWebToolSchemas(t *testing.T) {
 		})
 	}
 }
+
+func TestReadWebpageMaxCharsCeiling(t *testing.T) {
+	// 20,000 distinct words of seven characters: 140,000 characters, more
+	// than MaxCharsLimit, that no sanitizer layer collapses.
+	var words strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&words, "w%05d ", i)
+	}
+	long := strings.TrimSpace(words.String())
+	short := "a short page of six words"
+	const lowered = "over read_webpage's limit, so the text was cut at 100000 characters"
+	tests := []struct {
+		name          string
+		opts          WebOptions
+		page          string
+		maxChars      int // 0: not sent
+		wantAtLeast   int // characters of text inside the wrapper
+		wantAtMost    int
+		wantTruncated bool
+		wantNote      string
+	}{
+		{name: "a hundred million is lowered", page: long, maxChars: 100_000_000,
+			wantAtLeast: MaxCharsLimit - 7, wantAtMost: MaxCharsLimit, wantTruncated: true, wantNote: "max_chars 100000000 is " + lowered},
+		{name: "one over the limit is lowered", page: long, maxChars: MaxCharsLimit + 1,
+			wantAtLeast: MaxCharsLimit - 7, wantAtMost: MaxCharsLimit, wantTruncated: true, wantNote: lowered},
+		{name: "the limit itself is kept", page: long, maxChars: MaxCharsLimit,
+			wantAtLeast: MaxCharsLimit - 7, wantAtMost: MaxCharsLimit, wantTruncated: true},
+		{name: "a huge web.max_chars is lowered", opts: WebOptions{MaxChars: 1 << 40}, page: long,
+			wantAtLeast: MaxCharsLimit - 7, wantAtMost: MaxCharsLimit, wantTruncated: true},
+		{name: "a huge max_chars on a short page is no error", page: short, maxChars: 100_000_000,
+			wantAtLeast: len(short), wantAtMost: len(short)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, u := pageFetcher(t, "text/plain; charset=utf-8", tt.page, 0)
+			args := fmt.Sprintf(`{"url":%q}`, u)
+			if tt.maxChars != 0 {
+				args = fmt.Sprintf(`{"url":%q,"max_chars":%d}`, u, tt.maxChars)
+			}
+			m, err := resultJSON(t, NewReadWebpage(f, tt.opts), args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			content := m["content"].(string)
+			inner := strings.TrimSuffix(strings.TrimPrefix(content, `<webpage_content source="`+u+`">`), "</webpage_content>")
+			if n := utf8.RuneCountInString(inner); n < tt.wantAtLeast || n > tt.wantAtMost {
+				t.Errorf("text has %d characters, want %d to %d", n, tt.wantAtLeast, tt.wantAtMost)
+			}
+			if m["truncated"] != tt.wantTruncated {
+				t.Errorf("truncated = %v, want %v", m["truncated"], tt.wantTruncated)
+			}
+			if int(m["length"].(float64)) != utf8.RuneCountInString(tt.page) {
+				t.Errorf("length = %v, want the whole text's %d", m["length"], utf8.RuneCountInString(tt.page))
+			}
+			note, _ := m["note"].(string)
+			if tt.wantNote == "" && note != "" || !strings.Contains(note, tt.wantNote) {
+				t.Errorf("note = %q, want %q", note, tt.wantNote)
+			}
+		})
+	}
+	schema := NewReadWebpage(nil, WebOptions{}).Parameters()["properties"].(map[string]any)["max_chars"].(map[string]any)
+	if schema["maximum"] != MaxCharsLimit {
+		t.Errorf("max_chars schema maximum = %v, want %d", schema["maximum"], MaxCharsLimit)
+	}
+}
+
+// ddgPage is a page of the html endpoint with n organic results.
+func ddgPage(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`<html><body><div class="results">`)
+	for i := range n {
+		fmt.Fprintf(&b, `<div class="result results_links web-result"><h2 class="result__title"><a class="result__a" href="//duckduckgo.com/l/?uddg=https%%3A%%2F%%2Fexample.com%%2F%d&amp;rut=x">Result %d</a></h2><a class="result__snippet">snippet %d</a></div>`, i, i, i)
+	}
+	b.WriteString(`</div></body></html>`)
+	return []byte(b.String())
+}
+
+func TestWebSearchCountStaysInOneToTen(t *testing.T) {
+	tests := []struct {
+		name string
+		opts WebOptions
+		args string
+		want int
+	}{
+		{"a million is ten", WebOptions{}, `{"query":"q","max_results":1000000}`, 10},
+		{"eleven is ten", WebOptions{}, `{"query":"q","max_results":11}`, 10},
+		{"ten", WebOptions{}, `{"query":"q","max_results":10}`, 10},
+		{"one", WebOptions{}, `{"query":"q","max_results":1}`, 1},
+		{"zero takes the default", WebOptions{}, `{"query":"q","max_results":0}`, websearch.DefaultMaxResults},
+		{"negative takes the default", WebOptions{MaxResults: 2}, `{"query":"q","max_results":-4}`, 2},
+		{"a default over ten is ten", WebOptions{MaxResults: 50}, `{"query":"q"}`, 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := resultJSON(t, NewWebSearch(ddgStub(t, 200, ddgPage(15)), tt.opts), tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(m["results"].([]any)); got != tt.want {
+				t.Errorf("%d results, want %d", got, tt.want)
+			}
+		})
+	}
+}
