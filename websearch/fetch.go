@@ -60,6 +60,9 @@ type FetchOptions struct {
 	Timeout      time.Duration // web.fetch_timeout
 	MaxPageBytes int64         // web.max_page_bytes: the body is read up to this size, no further
 	CacheTTL     time.Duration // web.cache_ttl; negative disables the cache
+	// CacheBytes bounds the memory the cached pages hold, least recently used
+	// evicted first; 0 means DefaultPageCacheBytes, negative disables the cache.
+	CacheBytes int64
 	// AllowPrivate lets fetches reach loopback, private and other local
 	// addresses (web.allow_private_addresses).
 	AllowPrivate bool
@@ -113,7 +116,7 @@ func fetchErr(kind error, format string, a ...any) error {
 type Fetcher struct {
 	opts   FetchOptions
 	client *http.Client
-	cache  *ttlCache[Page]
+	cache  *byteCache[Page]
 }
 
 // NewFetcher returns a Fetcher with opts, defaults filled in.
@@ -127,10 +130,13 @@ func NewFetcher(opts FetchOptions) *Fetcher {
 	if opts.CacheTTL == 0 {
 		opts.CacheTTL = DefaultCacheTTL
 	}
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = DefaultPageCacheBytes
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	f := &Fetcher{opts: opts, cache: newTTLCache[Page](opts.CacheTTL, opts.Now)}
+	f := &Fetcher{opts: opts, cache: newByteCache(opts.CacheTTL, opts.CacheBytes, pageSize, opts.Now)}
 	dialer := &net.Dialer{Timeout: opts.Timeout, KeepAlive: 30 * time.Second}
 	if !opts.AllowPrivate {
 		// The check runs on the address actually being dialled, after DNS, so a
@@ -214,7 +220,9 @@ func domainMatches(host, domain string) bool {
 	return domain != "" && (host == domain || strings.HasSuffix(host, "."+domain))
 }
 
-// Fetch gets rawURL and returns its main text. Answers are cached by URL.
+// Fetch gets rawURL and returns its main text. Answers are cached by URL,
+// within FetchOptions.CacheBytes; a cached Page is shared by every caller that
+// gets it, so change its Notes only in a copy.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 	rawURL = strings.TrimSpace(rawURL)
 	u, err := url.Parse(rawURL)

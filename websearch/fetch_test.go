@@ -22,7 +22,7 @@ import (
 // other private address stays refused.
 var loopbackOnly = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 
-func pageServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
+func pageServer(t testing.TB, h http.HandlerFunc) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

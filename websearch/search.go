@@ -70,6 +70,7 @@ type SearchOptions struct {
 	TimeLimit    string        // optional df: d, w, m or y
 	MaxResults   int           // web.max_results, used when Search is given max <= 0
 	CacheTTL     time.Duration // web.cache_ttl; negative disables the cache
+	CacheBytes   int64         // bound on the cached answers' memory; 0 means DefaultSearchCacheBytes, negative disables the cache
 	Timeout      time.Duration // per request; default 10 s
 	MinInterval  time.Duration // least time between two requests; negative disables
 	Retries      int           // extra tries after a transient network error; negative disables
@@ -95,7 +96,7 @@ type Results struct {
 type Searcher struct {
 	opts   SearchOptions
 	client *http.Client
-	cache  *ttlCache[Results]
+	cache  *byteCache[Results]
 
 	mu   sync.Mutex
 	next time.Time // earliest time the next request may start
@@ -121,6 +122,9 @@ func NewSearcher(opts SearchOptions) *Searcher {
 	if opts.CacheTTL == 0 {
 		opts.CacheTTL = DefaultCacheTTL
 	}
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = DefaultSearchCacheBytes
+	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
@@ -141,7 +145,7 @@ func NewSearcher(opts SearchOptions) *Searcher {
 		// No Jar: nothing DuckDuckGo sets for one user's search reaches another's.
 		client = &http.Client{Timeout: opts.Timeout}
 	}
-	return &Searcher{opts: opts, client: client, cache: newTTLCache[Results](opts.CacheTTL, opts.Now)}
+	return &Searcher{opts: opts, client: client, cache: newByteCache(opts.CacheTTL, opts.CacheBytes, resultsSize, opts.Now)}
 }
 
 // ClampMaxResults maps a requested count to 1..MaxResultsLimit; n <= 0 means def.
@@ -154,7 +158,8 @@ func ClampMaxResults(n, def int) int {
 
 // Search returns up to count organic results for query (count is clamped to
 // 1..10; 0 means the configured default). It tries the html endpoint and falls back to
-// the lite one unless DuckDuckGo is rate limiting.
+// the lite one unless DuckDuckGo is rate limiting. Answers are cached within
+// SearchOptions.CacheBytes and shared, so change their Results only in a copy.
 func (s *Searcher) Search(ctx context.Context, query string, count int) (Results, error) {
 	query = strings.Join(strings.Fields(query), " ")
 	if query == "" {
