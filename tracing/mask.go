@@ -21,8 +21,11 @@ var invalidArguments = json.RawMessage(`"(arguments were not valid JSON and are 
 
 // MaskArguments returns args with the value of every key whose lower-cased
 // name contains token, key, secret, password, authorization, api_key or
-// cookie replaced by "***", at any depth; other values are kept as they are.
-// Empty input is returned unchanged.
+// cookie replaced by "***", at any depth, and every other string value
+// passed through MaskText, so that a secret is masked by what it is as well
+// as by where it is: the content of a file being written, a URL with a
+// password, a key under an innocent name. Numbers, booleans and null are kept
+// as they are. Empty input is returned unchanged.
 func MaskArguments(args json.RawMessage) json.RawMessage {
 	if len(bytes.TrimSpace(args)) == 0 {
 		return args
@@ -77,6 +80,8 @@ func mask(v any) any {
 		for i, val := range t {
 			t[i] = mask(val)
 		}
+	case string:
+		return MaskText(t)
 	}
 	return v
 }
@@ -108,4 +113,11 @@ func TruncateResult(s string) string {
 		cut += size
 	}
 	return s[:cut] + "… [truncated: " + strconv.Itoa(n) + " characters in all]"
+}
+
+// SafeResult returns s as a trace keeps it: masked with MaskText, then cut
+// with TruncateResult. Masking comes first because a secret cut in half is
+// no longer recognisable, yet its first half still leaks.
+func SafeResult(s string) string {
+	return TruncateResult(MaskText(s))
 }

@@ -1,12 +1,18 @@
 // Package tracing exports the call chains of user turns (api.Trace) as
 // OpenTelemetry spans over OTLP/HTTP, so a team can look at them in Jaeger,
-// Tempo or any OTLP backend, and holds the two rules that make a chain safe to
-// keep and send: arguments with secrets masked, results truncated.
+// Tempo or any OTLP backend, and holds the masking rules for everything the
+// server shows, stores, exports or logs about a run: MaskArguments masks
+// tool arguments by key name and by value, MaskText masks secrets in free
+// text (results, errors, log lines), SafeResult masks and truncates a result
+// for a trace, and NewMaskingHandler applies MaskText to a slog.Handler.
 //
-// It only exports: the chains themselves are stored and queried by the server.
-// It must never install global OpenTelemetry state (tracer provider, error
-// handler), never run an exporter when no endpoint is configured, and never
-// import anything of ours but api.
+// It only exports: the chains themselves are stored and queried by the
+// server. The exporter masks every argument, result and error again before
+// it becomes a span attribute, so a chain recorded before masking existed,
+// or built elsewhere, never leaves the process with its secrets. It must
+// never install global OpenTelemetry state (tracer provider, error handler),
+// never run an exporter when no endpoint is configured, and never import
+// anything of ours but api.
 package tracing
 
 import (
@@ -200,11 +206,13 @@ func (e *Exporter) startCall(parent context.Context, c api.TraceCall) context.Co
 	if c.ExecutionID != "" {
 		attrs = append(attrs, attribute.String(AttrExecutionID, c.ExecutionID))
 	}
+	// Masked again: the chain may have been stored before masking by value
+	// existed. Both functions return masked text unchanged.
 	if len(c.Arguments) > 0 {
-		attrs = append(attrs, attribute.String(AttrArguments, string(c.Arguments)))
+		attrs = append(attrs, attribute.String(AttrArguments, string(MaskArguments(c.Arguments))))
 	}
 	if c.Result != "" {
-		attrs = append(attrs, attribute.String(AttrResult, c.Result))
+		attrs = append(attrs, attribute.String(AttrResult, MaskText(c.Result)))
 	}
 	kind := trace.SpanKindInternal
 	if c.Kind == api.CallModel {
@@ -212,7 +220,7 @@ func (e *Exporter) startCall(parent context.Context, c api.TraceCall) context.Co
 	}
 	ctx, span := e.tracer.Start(parent, name, trace.WithTimestamp(c.StartedAt), trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
 	if !c.Success {
-		msg := c.Error
+		msg := MaskText(c.Error)
 		if msg == "" {
 			msg = "the call failed"
 		}
