@@ -211,5 +211,6 @@ const (
 	CodeInvalidDecisions  = "invalid_decisions"
 	CodeInvalidConfig     = "invalid_config"
 	CodeModelError        = "model_error"
+	CodeCancelled         = "cancelled"
 	CodeInternal          = "internal_error"
 )

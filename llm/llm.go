@@ -27,7 +27,21 @@ type Message struct {
 	Content    string     `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"` // set on RoleTool messages
+	// Origin marks a message the server wrote itself (a re-prompt, the results
+	// of calls written as text, a refused reply, a cancellation note), so it is
+	// told apart by this field and never by its wording. Empty: the user's or
+	// the model's own message. Providers do not send it.
+	Origin string `json:"origin,omitempty"`
 }
+
+// Origins of messages the server writes itself.
+const (
+	OriginReprompt    = "reprompt"     // the server asks the model again after a failed validation
+	OriginRefused     = "refused"      // a model reply that failed validation and was never shown
+	OriginTextResults = "text_results" // results of calls the model wrote as text
+	OriginCancelled   = "cancelled"    // the note that ends a cancelled turn
+	OriginUnverified  = "unverified"   // the reply shown instead of one that kept failing validation
+)
 
 // A ToolSpec describes a tool to the model.
 type ToolSpec struct {

@@ -101,10 +101,22 @@ func NewOpenAI(opts OpenAIOptions) *OpenAI {
 		// Retries are ours so that backoff is injectable and errors are classified once.
 		option.WithMaxRetries(0),
 	}
-	if opts.HTTPClient != nil {
-		reqOpts = append(reqOpts, option.WithHTTPClient(opts.HTTPClient))
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Transport: pooledTransport()}
 	}
+	reqOpts = append(reqOpts, option.WithHTTPClient(opts.HTTPClient))
 	return &OpenAI{opts: opts, client: openai.NewClient(reqOpts...)}
+}
+
+// pooledTransport is http.DefaultTransport with an idle pool sized for many
+// sessions: the default keeps 2 idle connections per host, so 100 concurrent
+// turns against one endpoint would open a new connection for most requests.
+func pooledTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 512
+	t.MaxIdleConnsPerHost = 256
+	t.IdleConnTimeout = 90 * time.Second
+	return t
 }
 
 // Model returns the configured model name.

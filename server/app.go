@@ -7,11 +7,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/ailab/ai-lab/config"
-	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/store"
 	"github.com/ailab/ai-lab/tracing"
 )
@@ -22,6 +22,7 @@ const DBFile = "ai-lab.db"
 // An App is a Server with the state it owns: the database, the token and the exporter.
 type App struct {
 	*Server
+	// Token is the bearer token at start; CurrentToken is the one in force.
 	Token     string
 	db        *store.Store
 	exp       *tracing.Exporter
@@ -29,9 +30,12 @@ type App struct {
 }
 
 // Open wires a Server from cfg: it creates the state directory, the token, the
-// database and (when tracing.otlp_endpoint is set) the OTLP exporter.
-func Open(ctx context.Context, cfg *config.Config, provider llm.Provider, log *slog.Logger) (*App, error) {
+// database and (when tracing.otlp_endpoint is set) the OTLP exporter. models
+// builds the model provider, again whenever llm.* changes.
+func Open(ctx context.Context, cfg *config.Config, models Models, log *slog.Logger) (*App, error) {
 	dir := cfg.StateDir()
+	_, tokenErr := os.Stat(filepath.Join(dir, TokenFile))
+	hadToken := tokenErr == nil && cfg.Server.AuthToken == ""
 	tok, err := LoadOrCreateToken(cfg.Server.AuthToken, dir)
 	if err != nil {
 		return nil, err
@@ -39,6 +43,12 @@ func Open(ctx context.Context, cfg *config.Config, provider llm.Provider, log *s
 	db, err := store.Open(filepath.Join(dir, DBFile))
 	if err != nil {
 		return nil, err // store's sentence names the file and the fix
+	}
+	if db.Fresh() && hadToken {
+		// The token file says this state_dir was used before, yet the database
+		// is empty: it was lost, truncated or replaced.
+		log.Warn("THE STATE DATABASE IS EMPTY, but this state_dir was used before (it has a token file): sessions, pending approvals and the execution ledger start empty. If that is not what you meant, stop ai-server and restore the file from a backup.",
+			"path", db.Path())
 	}
 	var exp *tracing.Exporter
 	if cfg.Tracing.OTLPEndpoint != "" {
@@ -50,7 +60,9 @@ func Open(ctx context.Context, cfg *config.Config, provider llm.Provider, log *s
 	if !cfg.Sanitize.Enabled {
 		log.Warn("web content sanitization is disabled (sanitize.enabled: false): pages reach the model only wrapped, not cleaned")
 	}
-	s, err := New(Options{Config: cfg, Provider: provider, Store: db, Toolbox: NewToolbox(), Token: tok, Logger: log, Exporter: exp})
+	tokens := func(c *config.Config) (string, error) { return LoadOrCreateToken(c.Server.AuthToken, dir) }
+	s, err := New(Options{Config: cfg, Models: models, Store: db, Toolbox: NewToolbox(), Token: tok, Tokens: tokens,
+		Logger: log, Exporter: exp, DatabasePath: db.Path()})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -75,6 +87,7 @@ func (a *App) Close() error {
 	if a.stopWatch != nil {
 		a.stopWatch()
 	}
+	a.Server.Close()
 	if a.exp != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		errs = append(errs, a.exp.Shutdown(ctx))
@@ -87,7 +100,14 @@ func (a *App) Close() error {
 // Serve answers on ln until ctx ends, then drains in-flight requests (up to drain)
 // and returns. Trace retention runs alongside.
 func (a *App) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
-	hs := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{
+		Handler:           a.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		// No ReadTimeout or WriteTimeout: a turn runs for minutes. Bodies get
+		// their own deadline (bodyLimits).
+	}
 	rctx, stopRetention := context.WithCancel(ctx)
 	defer stopRetention()
 	go a.RunRetention(rctx, time.Hour)

@@ -43,7 +43,7 @@ func serveApp(t *testing.T, h *harness, log *slog.Logger, steps ...llmtest.Step)
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err = server.Open(context.Background(), cfg, llmtest.NewProvider(t, steps...), log)
+	app, err = server.Open(context.Background(), cfg, server.Fixed(llmtest.NewProvider(t, steps...)), log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,9 @@ var (
 	ErrInvalidConfig = errors.New("invalid config")
 	// ErrModel is a model that could not be reached or refused the request.
 	ErrModel = errors.New("model error")
+	// ErrCancelled is a turn that ended before its answer: its client went away
+	// or it was cancelled.
+	ErrCancelled = errors.New("turn cancelled")
 )
 
 // statusOf maps an error to its API code and HTTP status: the one place they are paired.
@@ -56,6 +59,8 @@ func statusOf(err error) (code string, status int) {
 		return api.CodeInvalidConfig, http.StatusBadRequest
 	case errors.Is(err, ErrModel):
 		return api.CodeModelError, http.StatusBadGateway
+	case errors.Is(err, ErrCancelled):
+		return api.CodeCancelled, http.StatusConflict
 	default:
 		return api.CodeInternal, http.StatusInternalServerError
 	}

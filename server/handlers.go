@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,10 +25,11 @@ import (
 )
 
 func (s *Server) health(c *gin.Context) {
-	c.JSON(http.StatusOK, api.Health{Status: "ok", Version: Version, Model: s.provider.Model()})
+	c.JSON(http.StatusOK, api.Health{Status: "ok", Version: Version, Model: s.model().Model()})
 }
 
-// chat starts a user turn: POST /chat.
+// chat starts a user turn: POST /chat. The turn ends when the client goes away:
+// the model request is aborted and what ran stays recorded.
 func (s *Server) chat(c *gin.Context) {
 	var req api.ChatRequest
 	if err := decode(c, &req); err != nil {
@@ -38,8 +40,7 @@ func (s *Server) chat(c *gin.Context) {
 		s.fail(c, failf(ErrInvalidRequest, "the message is empty: send {\"message\": \"...\"}"))
 		return
 	}
-	// The turn goes on if the client hangs up, so its result is saved in the session.
-	ctx := withoutCancel(c)
+	ctx := c.Request.Context()
 	id := req.SessionID
 	if id == "" {
 		id = "s_" + randomHex(8)
@@ -48,26 +49,27 @@ func (s *Server) chat(c *gin.Context) {
 			return
 		}
 	}
-	unlock := s.locks.lock(id)
-	defer unlock()
-	if _, err := s.store.Session(ctx, id); err != nil {
-		s.fail(c, s.sessionErr(id, err))
-		return
-	}
-	p, err := s.store.Pending(ctx, id)
+	held, err := s.hold(ctx, id)
 	if err != nil {
 		s.fail(c, err)
+		return
+	}
+	defer held.close()
+	p, err := s.store.Pending(held.ctx, id)
+	if err != nil {
+		s.fail(c, s.sessionErr(id, err))
 		return
 	}
 	if p != nil {
 		s.fail(c, failf(ErrApprovalPending, "session %s waits for tool approval decisions; answer them with POST /chat/approve first", id))
 		return
 	}
-	r, err := s.resume(c, id, s.newTurn(id))
+	r, err := s.resume(c, held, s.newTurn(id, held.history.len()))
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
+	defer r.reg.done()
 	r.append(llm.Message{Role: llm.RoleUser, Content: req.Message})
 	s.answer(c, r, nil)
 }
@@ -83,37 +85,41 @@ func (s *Server) approve(c *gin.Context) {
 		s.fail(c, failf(ErrInvalidRequest, "session_id is missing: name the session whose calls you decide"))
 		return
 	}
-	ctx := withoutCancel(c)
-	unlock := s.locks.lock(req.SessionID)
-	defer unlock()
-	if _, err := s.store.Session(ctx, req.SessionID); err != nil {
-		s.fail(c, s.sessionErr(req.SessionID, err))
-		return
-	}
-	raw, err := s.store.Pending(ctx, req.SessionID)
+	held, err := s.hold(c.Request.Context(), req.SessionID)
 	if err != nil {
 		s.fail(c, err)
+		return
+	}
+	defer held.close()
+	raw, err := s.store.Pending(held.ctx, req.SessionID)
+	if err != nil {
+		s.fail(c, s.sessionErr(req.SessionID, err))
 		return
 	}
 	if raw == nil {
 		s.fail(c, failf(ErrNoPendingApproval, "session %s has no tool calls waiting for approval", req.SessionID))
 		return
 	}
-	var t turn
-	if err := json.Unmarshal(raw, &t); err != nil {
-		s.fail(c, fmt.Errorf("the pending state of %s is unreadable: %w", req.SessionID, err))
+	t, err := decodeTurn(req.SessionID, raw)
+	if err != nil {
+		s.fail(c, err)
 		return
+	}
+	if t.Format < 2 {
+		// Records of the first format did not say where their turn began.
+		t.Start = lastTurnStart(held.history.msgs)
 	}
 	decisions, err := checkDecisions(t.pending(), req.Decisions)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	r, err := s.resume(c, req.SessionID, &t)
+	r, err := s.resume(c, held, t)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
+	defer r.reg.done()
 	s.answer(c, r, decisions)
 }
 
@@ -156,27 +162,15 @@ func checkDecisions(pending []api.PendingTool, ds []api.Decision) (map[string]ap
 	return got, nil
 }
 
-// resume loads a session's conversation into a turnRun.
-func (s *Server) resume(c *gin.Context, session string, t *turn) (*turnRun, error) {
-	ctx := withoutCancel(c)
-	reg, err := s.tools()
+// resume prepares a request's share of a turn on a held session.
+func (s *Server) resume(c *gin.Context, held *heldSession, t *turn) (*turnRun, error) {
+	ts, err := s.tools()
 	if err != nil {
 		return nil, fmt.Errorf("building the tools: %w", err)
 	}
-	raws, err := s.store.Messages(ctx, session)
-	if err != nil {
-		return nil, err
-	}
-	history, err := decodeMessages(session, raws)
-	if err != nil {
-		return nil, err
-	}
-	if t.Calls == nil {
-		// A new turn: refused replies of finished turns are not the model's to build on.
-		history = dropRefused(history)
-	}
-	return &turnRun{s: s, ctx: ctx, log: s.logger(c).With("session_id", session), session: session,
-		cfg: s.cfg.Load(), reg: reg, t: t, history: history}, nil
+	return &turnRun{s: s, held: held, ctx: held.ctx, bg: context.WithoutCancel(held.ctx),
+		log: s.logger(c).With("session_id", held.id), session: held.id,
+		cfg: s.cfg.Load(), reg: ts, t: t, saved: held.history, reads: map[string]string{}}, nil
 }
 
 // answer runs the turn and writes its reply in the right shape.
@@ -227,9 +221,12 @@ func (s *Server) session(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	for _, m := range dropRefused(msgs) {
+	for _, m := range msgs {
+		if m.Origin == llm.OriginRefused || m.Origin == llm.OriginReprompt {
+			continue // never shown to the user
+		}
 		am := api.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
-		if m.Role == llm.RoleUser && strings.HasPrefix(m.Content, textResultsHeader) {
+		if m.Origin == llm.OriginTextResults {
 			am.Role = llm.RoleTool // results of calls written as text, not the user's words
 		}
 		if m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0 {
@@ -251,8 +248,7 @@ func (s *Server) session(c *gin.Context) {
 		s.fail(c, err)
 		return
 	} else if raw != nil {
-		var t turn
-		if err := json.Unmarshal(raw, &t); err == nil {
+		if t, err := decodeTurn(id, raw); err == nil {
 			out.ToolsPending = append(out.ToolsPending, t.pending()...)
 		}
 	}
@@ -261,17 +257,31 @@ func (s *Server) session(c *gin.Context) {
 
 func (s *Server) deleteSession(c *gin.Context) {
 	id := c.Param("id")
-	unlock := s.locks.lock(id)
-	defer unlock()
-	if err := s.store.DeleteSession(c.Request.Context(), id); err != nil {
+	held, err := s.hold(c.Request.Context(), id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	held.released = true // the row and its lease go together
+	defer held.close()
+	if err := s.store.DeleteSession(held.ctx, id); err != nil {
 		s.fail(c, s.sessionErr(id, err))
 		return
 	}
+	s.histories.forget(id)
 	c.Status(http.StatusNoContent)
 }
 
 func (s *Server) config(c *gin.Context) {
-	c.JSON(http.StatusOK, s.cfg.Load().Public())
+	c.JSON(http.StatusOK, s.publicConfig(s.cfg.Load()))
+}
+
+// publicConfig is GET /config: the config in force without secrets, and the
+// keys whose change waits for a restart.
+func (s *Server) publicConfig(cfg *config.Config) map[string]any {
+	out := cfg.Public()
+	out["restart_required"] = config.RestartRequired(s.started, cfg)
+	return out
 }
 
 // putSafety rewrites the safety preset in config.yaml and puts it in force.
@@ -307,7 +317,7 @@ func (s *Server) putSafety(c *gin.Context) {
 		return
 	}
 	s.SetConfig(next)
-	c.JSON(http.StatusOK, next.Public())
+	c.JSON(http.StatusOK, s.publicConfig(next))
 }
 
 func (s *Server) execution(c *gin.Context) {
@@ -322,6 +332,7 @@ func (s *Server) execution(c *gin.Context) {
 	}
 	// The ledger keeps arguments exactly; what it shows masks secrets, as traces do.
 	e.Arguments = tracing.MaskArguments(e.Arguments)
+	e.Error = tracing.MaskText(e.Error)
 	c.JSON(http.StatusOK, e)
 }
 
@@ -425,20 +436,4 @@ func decodeMessages(session string, raws []json.RawMessage) ([]llm.Message, erro
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-// dropRefused removes each re-prompt and the refused reply before it: the user never
-// saw them, and after the turn they only teach the model its own fabrications.
-func dropRefused(msgs []llm.Message) []llm.Message {
-	out := make([]llm.Message, 0, len(msgs))
-	for _, m := range msgs {
-		if m.Role == llm.RoleUser && strings.HasPrefix(m.Content, verify.RepromptLead) {
-			if n := len(out); n > 0 && out[n-1].Role == llm.RoleAssistant && len(out[n-1].ToolCalls) == 0 {
-				out = out[:n-1]
-			}
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
 }

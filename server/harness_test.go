@@ -105,11 +105,13 @@ func (h *harness) start() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	var provider llm.Provider = llm.NewOpenAI(llm.OpenAIOptions{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 5 * time.Second})
-	if h.fake != nil {
-		provider = h.fake
+	models := func(cfg *config.Config) llm.Provider {
+		return llm.NewOpenAI(llm.OpenAIOptions{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 5 * time.Second})
 	}
-	app, err := server.Open(context.Background(), cfg, provider, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if h.fake != nil {
+		models = server.Fixed(h.fake)
+	}
+	app, err := server.Open(context.Background(), cfg, models, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func (h *harness) do(method, path string, in any, out any) int {
 		body = bytes.NewReader(b)
 	}
 	req, _ := http.NewRequest(method, h.http.URL+path, body)
-	req.Header.Set("Authorization", "Bearer "+h.app.Token)
+	req.Header.Set("Authorization", "Bearer "+h.app.CurrentToken())
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		h.t.Fatal(err)

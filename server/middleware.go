@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/ailab/ai-lab/store"
 )
 
 // ctxLogger is the gin context key of the request's logger.
@@ -61,10 +62,10 @@ func (s *Server) recover() gin.HandlerFunc {
 	}
 }
 
-// auth requires the bearer token, compared in constant time.
+// auth requires the bearer token in force, compared in constant time.
 func (s *Server) auth() gin.HandlerFunc {
-	want := []byte(s.token)
 	return func(c *gin.Context) {
+		want := []byte(s.CurrentToken())
 		h := c.GetHeader("Authorization")
 		got, ok := strings.CutPrefix(h, "Bearer ")
 		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 || len(want) == 0 {
@@ -78,6 +79,9 @@ func (s *Server) auth() gin.HandlerFunc {
 // fail writes err in the contract's shape and logs its cause.
 func (s *Server) fail(c *gin.Context, err error) {
 	status, b := body(err)
+	if store.Damaged(err) {
+		b.Error.Message = store.DamagedAdvice(s.dbPath)
+	}
 	if status >= 500 {
 		log := s.logger(c).With("code", b.Error.Code, "err", err)
 		if ae := (*apiError)(nil); errors.As(err, &ae) && ae.cause != nil {
@@ -90,6 +94,26 @@ func (s *Server) fail(c *gin.Context, err error) {
 	c.AbortWithStatusJSON(status, b)
 }
 
+// bodyReadTimeout bounds how long a client may take to send its request body.
+const bodyReadTimeout = 30 * time.Second
+
+// bodyLimits refuses a declared body over maxBodyBytes at once (413, before a
+// byte of it is read) and gives the body a read deadline, so a client that
+// trickles its body cannot hold a connection and a handler forever. decode lifts
+// the deadline once the body is in: a turn may run longer than that, and the
+// connection must stay readable to notice a client that goes away.
+func (s *Server) bodyLimits() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.ContentLength > maxBodyBytes {
+			c.Header("Connection", "close")
+			s.fail(c, failf(ErrBodyTooLarge, "the request body is %d bytes, over the limit of %d; send a shorter message", c.Request.ContentLength, maxBodyBytes))
+			return
+		}
+		_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(bodyReadTimeout))
+		c.Next()
+	}
+}
+
 // decode reads a JSON body of at most maxBodyBytes into dst, strictly.
 func decode(c *gin.Context, dst any) error {
 	r := http.MaxBytesReader(c.Writer, c.Request.Body, maxBodyBytes)
@@ -99,8 +123,12 @@ func decode(c *gin.Context, dst any) error {
 		if errors.As(err, &mbe) {
 			return failf(ErrBodyTooLarge, "the request body is over %d bytes; send a shorter message", maxBodyBytes)
 		}
+		if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
+			return failWith(ErrInvalidRequest, err, "the request body did not arrive within %s; send it at once", bodyReadTimeout)
+		}
 		return failWith(ErrInvalidRequest, err, "could not read the request body")
 	}
+	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Time{})
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -146,10 +174,4 @@ func LoadOrCreateToken(configured, stateDir string) (string, error) {
 		return "", fmt.Errorf("cannot write the token file %s: %w", path, err)
 	}
 	return tok, nil
-}
-
-// withoutCancel is the request's context without its cancellation: a turn that has
-// started is finished and saved even when the client goes away.
-func withoutCancel(c *gin.Context) context.Context {
-	return context.WithoutCancel(c.Request.Context())
 }

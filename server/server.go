@@ -30,7 +30,8 @@ var Version = "0.1.0"
 const maxBodyBytes = 1 << 20
 
 // A Store keeps sessions, pending approvals, the execution ledger and traces.
-// *store.Store implements it.
+// *store.Store implements it. Claims on a session (its lease) and on a call (its
+// ledger start record) are atomic in the database, so several servers may share it.
 type Store interface {
 	CreateSession(ctx context.Context, id, title string, at time.Time) error
 	Session(ctx context.Context, id string) (store.Session, error)
@@ -38,10 +39,18 @@ type Store interface {
 	DeleteSession(ctx context.Context, id string) error
 	Messages(ctx context.Context, sessionID string) ([]json.RawMessage, error)
 	Pending(ctx context.Context, sessionID string) (json.RawMessage, error)
-	SaveTurn(ctx context.Context, sessionID string, appended []json.RawMessage, pending json.RawMessage, at time.Time) error
-	RecordExecution(ctx context.Context, e api.Execution) error
+
+	Acquire(ctx context.Context, sessionID string, owner store.Owner, now time.Time, term time.Duration) (store.Lease, error)
+	Renew(ctx context.Context, sessionID string, owner store.Owner, until time.Time) error
+	Release(ctx context.Context, sessionID string, owner store.Owner) error
+	Save(ctx context.Context, sv store.Save) (int64, error)
+
+	StartExecution(ctx context.Context, st store.Start) error
+	FinishExecution(ctx context.Context, e api.Execution, outcome string) error
+	CallOutcome(ctx context.Context, callKey string) (api.Execution, string, error)
 	Execution(ctx context.Context, id string) (api.Execution, error)
-	SaveTrace(ctx context.Context, t api.Trace) error
+	PruneExecutions(ctx context.Context, olderThan time.Time) (int, error)
+
 	Trace(ctx context.Context, id string) (api.Trace, error)
 	Traces(ctx context.Context, f store.TraceFilter) ([]api.Trace, error)
 	PruneTraces(ctx context.Context, olderThan time.Time, keep int) (int, error)
@@ -50,53 +59,84 @@ type Store interface {
 var _ Store = (*store.Store)(nil)
 
 // A Toolbox builds the tool registry for a configuration. The server calls it again
-// when the configuration changes, so tools.workspace and web.* apply without restart.
-type Toolbox func(cfg *config.Config) (*tools.Registry, error)
+// when the configuration changes, so tools.workspace and web.* apply without
+// restart. It returns the registry in force before when nothing it depends on
+// changed; for a new one it also returns what closes it (nil: nothing).
+type Toolbox func(cfg *config.Config) (*tools.Registry, func() error, error)
+
+// Models builds the model provider for a configuration; the server calls it
+// again when llm.* changes, so those keys apply without a restart.
+type Models func(cfg *config.Config) llm.Provider
+
+// Fixed is the Models of a provider that does not depend on the configuration
+// (the demo model, test fakes).
+func Fixed(p llm.Provider) Models { return func(*config.Config) llm.Provider { return p } }
 
 // Options are what a Server is built from.
 type Options struct {
-	Config   *config.Config
-	Provider llm.Provider
-	Store    Store
-	Toolbox  Toolbox
+	Config  *config.Config
+	Models  Models
+	Store   Store
+	Toolbox Toolbox
+	// Tokens returns the bearer token for a configuration: server.auth_token, or
+	// the one in the state directory. Nil: Token stays in force.
+	Tokens   func(cfg *config.Config) (string, error)
 	Token    string            // the bearer token every endpoint but /health requires
 	Logger   *slog.Logger      // nil: slog.Default()
 	Now      func() time.Time  // nil: time.Now
 	Exporter *tracing.Exporter // nil: no OTLP export
+	// DatabasePath names the state database in the sentence about a damaged one.
+	DatabasePath string
 }
 
 // A Server answers the API of CONTRACT section 4.
 type Server struct {
-	provider llm.Provider
+	models   Models
 	store    Store
 	toolbox  Toolbox
-	token    string
+	tokens   func(cfg *config.Config) (string, error)
 	log      *slog.Logger
 	now      func() time.Time
 	exporter *tracing.Exporter
+	owner    store.Owner // this server's name on session leases and ledger starts
+	started  *config.Config
+	dbPath   string
 
 	cfg      atomic.Pointer[config.Config]
+	token    atomic.Pointer[string]
 	registry atomic.Pointer[registryFor]
+	provider atomic.Pointer[providerFor]
+	toolsMu  sync.Mutex // serializes rebuilding the registry
 
-	locks sessionLocks
+	locks     sessionLocks
+	histories histories
 }
 
-// registryFor remembers which configuration a registry was built from.
+// registryFor remembers which configuration a toolset was built from.
 type registryFor struct {
 	cfg *config.Config
-	reg *tools.Registry
+	ts  *toolset
+}
+
+// providerFor remembers which llm.* settings a provider was built from.
+type providerFor struct {
+	llm config.LLMConfig
+	p   llm.Provider
 }
 
 // New returns a Server; it builds the tool registry once to fail early on a bad workspace.
 func New(opts Options) (*Server, error) {
 	s := &Server{
-		provider: opts.Provider,
+		models:   opts.Models,
 		store:    opts.Store,
 		toolbox:  opts.Toolbox,
-		token:    opts.Token,
+		tokens:   opts.Tokens,
 		log:      opts.Logger,
 		now:      opts.Now,
 		exporter: opts.Exporter,
+		owner:    store.NewOwner(),
+		started:  opts.Config,
+		dbPath:   opts.DatabasePath,
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -105,33 +145,93 @@ func New(opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	s.cfg.Store(opts.Config)
-	if _, err := s.tools(); err != nil {
+	tok := opts.Token
+	s.token.Store(&tok)
+	ts, err := s.tools()
+	if err != nil {
 		return nil, err
 	}
+	ts.done()
 	return s, nil
 }
 
 // SetConfig puts a new configuration in force (a change of config.yaml on disk).
+// Keys that cannot apply while the server runs are named in the log and in
+// GET /config (restart_required).
 func (s *Server) SetConfig(cfg *config.Config) {
-	s.cfg.Store(cfg)
-	s.log.Info("configuration applied", "preset", cfg.Safety.Preset)
+	prev := s.cfg.Swap(cfg)
+	if s.tokens != nil && (prev == nil || prev.Server.AuthToken != cfg.Server.AuthToken) {
+		if tok, err := s.tokens(cfg); err != nil {
+			s.log.Error("the new server.auth_token cannot be used; the previous token stays in force", "err", err)
+		} else {
+			s.token.Store(&tok)
+		}
+	}
+	s.log.Info("configuration applied", "preset", cfg.Safety.Preset, "model", cfg.LLM.Model)
+	if wait := config.RestartRequired(s.started, cfg); len(wait) > 0 {
+		s.log.Warn("configuration changes that wait for a restart", "restart_required", wait)
+	}
 }
 
 // Config returns the configuration in force.
 func (s *Server) Config() *config.Config { return s.cfg.Load() }
 
-// tools returns the registry for the configuration in force, rebuilding it after a change.
-func (s *Server) tools() (*tools.Registry, error) {
+// CurrentToken returns the bearer token in force.
+func (s *Server) CurrentToken() string { return *s.token.Load() }
+
+// model returns the provider for the llm.* settings in force, building a new
+// one after they changed.
+func (s *Server) model() llm.Provider {
 	cfg := s.cfg.Load()
-	if r := s.registry.Load(); r != nil && r.cfg == cfg {
-		return r.reg, nil
+	if cur := s.provider.Load(); cur != nil && cur.llm == cfg.LLM {
+		return cur.p
 	}
-	reg, err := s.toolbox(cfg)
-	if err != nil {
-		return nil, err
+	p := s.models(cfg)
+	s.provider.Store(&providerFor{llm: cfg.LLM, p: p})
+	return p
+}
+
+// tools returns the toolset for the configuration in force, rebuilding it after a
+// change, and counts the caller as one of its users: call done when finished.
+func (s *Server) tools() (*toolset, error) {
+	for {
+		cfg := s.cfg.Load()
+		if r := s.registry.Load(); r != nil && r.cfg == cfg {
+			if r.ts.use() {
+				return r.ts, nil
+			}
+			continue // retired meanwhile; rebuilt below on the next pass
+		}
+		s.toolsMu.Lock()
+		if r := s.registry.Load(); r != nil && r.cfg == cfg {
+			s.toolsMu.Unlock()
+			continue
+		}
+		reg, closer, err := s.toolbox(cfg)
+		if err != nil {
+			s.toolsMu.Unlock()
+			return nil, err
+		}
+		old := s.registry.Load()
+		ts := (*toolset)(nil)
+		if old != nil && old.ts.reg == reg {
+			ts = old.ts // the same tools under a new config (a preset change)
+		} else {
+			ts = newToolset(reg, closer)
+		}
+		s.registry.Store(&registryFor{cfg: cfg, ts: ts})
+		if old != nil && old.ts != ts {
+			old.ts.retire()
+		}
+		s.toolsMu.Unlock()
 	}
-	s.registry.Store(&registryFor{cfg: cfg, reg: reg})
-	return reg, nil
+}
+
+// Close releases the tools in force.
+func (s *Server) Close() {
+	if r := s.registry.Load(); r != nil {
+		r.ts.retire()
+	}
 }
 
 // Handler returns the HTTP handler with every route. All routes are listed here.
@@ -139,7 +239,7 @@ func (s *Server) Handler() http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
-	r.Use(s.requestLog(), s.recover())
+	r.Use(s.bodyLimits(), s.requestLog(), s.recover())
 	r.NoRoute(func(c *gin.Context) {
 		s.fail(c, failf(ErrNotFound, "no such endpoint: %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -163,43 +263,10 @@ func (s *Server) Handler() http.Handler {
 	return r
 }
 
-// sessionLocks serializes requests on one session; different sessions run concurrently.
-type sessionLocks struct {
-	mu    sync.Mutex
-	locks map[string]*sessionLock
-}
-
-type sessionLock struct {
-	sync.Mutex
-	users int
-}
-
-// lock takes the session's lock and returns its release.
-func (l *sessionLocks) lock(id string) (unlock func()) {
-	l.mu.Lock()
-	if l.locks == nil {
-		l.locks = map[string]*sessionLock{}
-	}
-	sl := l.locks[id]
-	if sl == nil {
-		sl = &sessionLock{}
-		l.locks[id] = sl
-	}
-	sl.users++
-	l.mu.Unlock()
-	sl.Lock()
-	return func() {
-		sl.Unlock()
-		l.mu.Lock()
-		sl.users--
-		if sl.users == 0 {
-			delete(l.locks, id)
-		}
-		l.mu.Unlock()
-	}
-}
-
-// RunRetention prunes old traces now and then every interval until ctx ends.
+// RunRetention prunes old traces and ledger records now and then every interval
+// until ctx ends. A ledger record goes once it is older than both
+// tracking.window (it can no longer be cited) and tracing.retention_age (no kept
+// trace points at it).
 func (s *Server) RunRetention(ctx context.Context, interval time.Duration) {
 	for {
 		cfg := s.cfg.Load()
@@ -208,6 +275,13 @@ func (s *Server) RunRetention(ctx context.Context, interval time.Duration) {
 			s.log.Warn("trace retention failed", "err", err)
 		} else if n > 0 {
 			s.log.Info("trace retention", "removed", n)
+		}
+		keep := max(cfg.Tracking.Window, cfg.Tracing.RetentionAge)
+		n, err = s.store.PruneExecutions(ctx, s.now().Add(-keep))
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("ledger retention failed", "err", err)
+		} else if n > 0 {
+			s.log.Info("ledger retention", "removed", n)
 		}
 		select {
 		case <-ctx.Done():

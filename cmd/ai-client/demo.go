@@ -34,7 +34,7 @@ func startDemoServer(ctx context.Context) (url, token string, stop func(), err e
 	}
 	// The TUI owns the terminal: the server's log goes nowhere.
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	app, err := server.Open(ctx, cfg, llm.NewDemo(), log)
+	app, err := server.Open(ctx, cfg, server.Fixed(llm.NewDemo()), log)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("cannot start the demo server: %w", err)
 	}

@@ -34,7 +34,7 @@ func realServer(t *testing.T, steps ...llmtest.Step) (c *client.Client, workspac
 	workspace = t.TempDir()
 	cfg.Tools.Workspace = workspace
 	ctx, cancel := context.WithCancel(context.Background())
-	app, err := server.Open(ctx, cfg, llmtest.NewProvider(t, steps...), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	app, err := server.Open(ctx, cfg, server.Fixed(llmtest.NewProvider(t, steps...)), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

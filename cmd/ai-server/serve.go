@@ -17,6 +17,7 @@ import (
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/tools"
+	"github.com/ailab/ai-lab/tracing"
 )
 
 // runServe is `ai-server [--config PATH] [--addr HOST:PORT] [--demo]`.
@@ -39,11 +40,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if cfg == nil {
 		return code
 	}
+	// --addr is kept apart from the config, so a reload of config.yaml does not
+	// see the flag's address as an edit that waits for a restart.
+	listen := cfg.Server.Addr
 	if *addr != "" {
 		if _, _, err := net.SplitHostPort(*addr); err != nil {
 			return usageError(stderr, "--addr %q is not HOST:PORT (for example 127.0.0.1:8080)", *addr)
 		}
-		cfg.Server.Addr = *addr
+		listen = *addr
 	}
 	// A workspace that cannot be used is bad config (exit 2), found before anything starts.
 	ws, err := tools.OpenWorkspace(cfg.Tools.Workspace)
@@ -51,12 +55,17 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "%v", err)
 	}
 	ws.Close()
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	provider := newProvider(cfg, *demo)
+	// Logs pass the masking handler: an error that quotes a URL with a password
+	// or a key never reaches the terminal or a log file.
+	log := slog.New(tracing.NewMaskingHandler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	models := server.Fixed(llm.NewDemo())
+	if !*demo {
+		models = newProvider
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	app, err := server.Open(ctx, cfg, provider, log)
+	app, err := server.Open(ctx, cfg, models, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "ai-server: %v\n", err)
 		return exitFailure
@@ -66,9 +75,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			log.Error("closing", "err", err)
 		}
 	}()
-	ln, err := net.Listen("tcp", cfg.Server.Addr)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		fmt.Fprintf(stderr, "ai-server: cannot listen on %s: %v; stop the other process or pass --addr\n", cfg.Server.Addr, unwrapOp(err))
+		fmt.Fprintf(stderr, "ai-server: cannot listen on %s: %v; stop the other process or pass --addr\n", listen, unwrapOp(err))
 		return exitFailure
 	}
 	fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
@@ -93,11 +102,9 @@ func loadConfig(explicit string, stderr io.Writer) (*config.Config, int) {
 	return cfg, exitOK
 }
 
-// newProvider returns the demo model or the OpenAI-compatible client of cfg.
-func newProvider(cfg *config.Config, demo bool) llm.Provider {
-	if demo {
-		return llm.NewDemo()
-	}
+// newProvider returns the OpenAI-compatible client of cfg's llm.* keys; the
+// server calls it again when they change.
+func newProvider(cfg *config.Config) llm.Provider {
 	return llm.NewOpenAI(llm.OpenAIOptions{
 		BaseURL:    cfg.LLM.BaseURL,
 		Model:      cfg.LLM.Model,

@@ -24,12 +24,13 @@ type Server struct {
 	srv       *httptest.Server
 	stalled   chan struct{}
 	closeOnce sync.Once
+	aborted   chan struct{} // one token per request its client gave up on
 }
 
 // NewServer starts a Server playing steps; it is closed when the test ends.
 func NewServer(t testing.TB, steps ...Step) *Server {
 	t.Helper()
-	s := &Server{script: script{steps: steps}, t: t, stalled: make(chan struct{})}
+	s := &Server{script: script{steps: steps}, t: t, stalled: make(chan struct{}), aborted: make(chan struct{}, 1024)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.complete)
 	mux.HandleFunc("GET /v1/models", s.models)
@@ -96,11 +97,25 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(EncodeReply(req.Model, n, *step.reply))
 }
 
+// Aborted returns a channel that receives once for every request whose client
+// gave up (closed the connection) while the server stalled or delayed it, so a
+// test can see that a cancelled turn really aborted its model request.
+func (s *Server) Aborted() <-chan struct{} { return s.aborted }
+
+// abort records a request its client gave up on.
+func (s *Server) abort() {
+	select {
+	case s.aborted <- struct{}{}:
+	default:
+	}
+}
+
 // wait plays a step's delay or stall; false means the client or server gave up.
 func (s *Server) wait(r *http.Request, step Step) bool {
 	if step.stall {
 		select {
 		case <-r.Context().Done():
+			s.abort()
 		case <-s.stalled:
 		}
 		return false
@@ -110,6 +125,7 @@ func (s *Server) wait(r *http.Request, step Step) bool {
 		defer t.Stop()
 		select {
 		case <-r.Context().Done():
+			s.abort()
 			return false
 		case <-s.stalled:
 			return false

@@ -1,0 +1,266 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/store"
+)
+
+// leaseTerm is how long a session's lease lasts without renewal. A holder renews
+// it every leaseTerm/3 while its request runs; another process takes over a
+// lapsed lease, or at once when the holder's process has ended.
+const leaseTerm = 30 * time.Second
+
+// A heldSession is a session this request has to itself: the in-process lock
+// (requests of one server queue in Go) and the lease in the database (requests
+// of other servers on the same state_dir queue there), renewed while it is held.
+// Its history is the session's conversation as of the lease.
+type heldSession struct {
+	s       *Server
+	id      string
+	unlock  func()
+	ctx     context.Context // the request's context, also cancelled when the lease is lost
+	cancel  context.CancelCauseFunc
+	stop    chan struct{}
+	stopped sync.WaitGroup
+	history *history
+	// released is set once a save gave the lease up.
+	released bool
+}
+
+// errLeaseLost cancels a turn whose lease another process took over.
+var errLeaseLost = errors.New("another ai-server process took this session over")
+
+// hold takes the session for this request, waiting while another request (of
+// this server or another) holds it; it gives up when ctx ends.
+func (s *Server) hold(ctx context.Context, id string) (*heldSession, error) {
+	unlock, err := s.locks.lock(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	lease, err := s.acquire(ctx, id)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	h := &heldSession{s: s, id: id, unlock: unlock, stop: make(chan struct{})}
+	h.ctx, h.cancel = context.WithCancelCause(ctx)
+	if lease.TookOver {
+		s.log.Warn("took over a session whose ai-server process ended or stopped renewing; its unfinished runs are marked interrupted", "session_id", id)
+	}
+	h.history, err = s.histories.load(context.WithoutCancel(ctx), s.store, id, lease.Version)
+	if err != nil {
+		h.close()
+		return nil, err
+	}
+	h.stopped.Add(1)
+	go h.renew()
+	return h, nil
+}
+
+// acquire takes the session's lease in the database, polling while another
+// process holds it.
+func (s *Server) acquire(ctx context.Context, id string) (store.Lease, error) {
+	wait := 5 * time.Millisecond
+	for {
+		lease, err := s.store.Acquire(ctx, id, s.owner, s.now(), leaseTerm)
+		if !errors.Is(err, store.ErrBusy) {
+			if errors.Is(err, store.ErrNotFound) {
+				return lease, s.sessionErr(id, err)
+			}
+			return lease, err
+		}
+		select {
+		case <-ctx.Done():
+			return lease, context.Cause(ctx)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 250*time.Millisecond)
+	}
+}
+
+// renew keeps the lease alive until close; a lost lease cancels the turn, so a
+// process that stalled past its lease never writes over its successor's work
+// (the store refuses its writes too).
+func (h *heldSession) renew() {
+	defer h.stopped.Done()
+	t := time.NewTicker(leaseTerm / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-t.C:
+			err := h.s.store.Renew(context.WithoutCancel(h.ctx), h.id, h.s.owner, h.s.now().Add(leaseTerm))
+			if errors.Is(err, store.ErrLeaseLost) {
+				h.s.log.Error("lost the lease of a session; its turn stops", "session_id", h.id)
+				h.cancel(errLeaseLost)
+				return
+			}
+			if err != nil {
+				h.s.log.Warn("renewing a session's lease failed", "session_id", h.id, "err", err)
+			}
+		}
+	}
+}
+
+// close stops renewing, gives the lease up unless a save already did, and
+// unlocks the session in this process.
+func (h *heldSession) close() {
+	close(h.stop)
+	h.stopped.Wait()
+	if !h.released {
+		if err := h.s.store.Release(context.WithoutCancel(h.ctx), h.id, h.s.owner); err != nil {
+			h.s.log.Warn("releasing a session's lease failed; it lapses by itself", "session_id", h.id, "err", err)
+		}
+	}
+	h.cancel(nil)
+	h.unlock()
+}
+
+// sessionLocks serializes requests on one session within this server;
+// different sessions run concurrently.
+type sessionLocks struct {
+	mu    sync.Mutex
+	locks map[string]*sessionLock
+}
+
+type sessionLock struct {
+	ch    chan struct{} // holds one token while the session is locked
+	users int
+}
+
+// lock takes the session's lock and returns its release; it gives up when ctx
+// ends first, so a request whose client left does not wait for its turn.
+func (l *sessionLocks) lock(ctx context.Context, id string) (unlock func(), err error) {
+	l.mu.Lock()
+	if l.locks == nil {
+		l.locks = map[string]*sessionLock{}
+	}
+	sl := l.locks[id]
+	if sl == nil {
+		sl = &sessionLock{ch: make(chan struct{}, 1)}
+		l.locks[id] = sl
+	}
+	sl.users++
+	l.mu.Unlock()
+	done := func() {
+		l.mu.Lock()
+		sl.users--
+		if sl.users == 0 {
+			delete(l.locks, id)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case sl.ch <- struct{}{}:
+		return func() { <-sl.ch; done() }, nil
+	case <-ctx.Done():
+		done()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// A history is a session's conversation decoded, with what the context window
+// needs precomputed: the size of each message and where each user turn starts.
+// It is shared read-only between requests: appends copy.
+type history struct {
+	version int64 // the session's save count this history is of
+	msgs    []llm.Message
+	// sums[i] is the size of msgs[:i] in characters.
+	sums []int
+}
+
+func (h *history) len() int { return len(h.msgs) }
+
+// with returns a history with msgs appended, at version; h is unchanged.
+func (h *history) with(version int64, msgs []llm.Message) *history {
+	n := &history{version: version,
+		msgs: append(h.msgs[:len(h.msgs):len(h.msgs)], msgs...),
+		sums: append(h.sums[:len(h.sums):len(h.sums)], make([]int, len(msgs))...)}
+	for i := len(h.msgs); i < len(n.msgs); i++ {
+		n.sums[i+1] = n.sums[i] + messageSize(n.msgs[i])
+	}
+	return n
+}
+
+// messageSize is what a message counts toward llm.context_chars.
+func messageSize(m llm.Message) int {
+	n := len(m.Content)
+	for _, c := range m.ToolCalls {
+		n += len(c.Name) + len(c.Arguments)
+	}
+	return n
+}
+
+// histories keeps the decoded conversations of recently used sessions, so a
+// turn does not re-read and re-decode a long session from the database: the
+// session's version (its save count, read with the lease) says whether the
+// copy is current. Bounded to maxHistories sessions, least recently used out.
+type histories struct {
+	mu    sync.Mutex
+	byID  map[string]*history
+	order []string // least recently used first
+}
+
+const maxHistories = 256
+
+// load returns the session's history at version, from memory when current.
+func (hs *histories) load(ctx context.Context, st Store, id string, version int64) (*history, error) {
+	hs.mu.Lock()
+	h := hs.byID[id]
+	hs.mu.Unlock()
+	if h != nil && h.version == version {
+		hs.touch(id, h)
+		return h, nil
+	}
+	raws, err := st.Messages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]llm.Message, len(raws))
+	for i, raw := range raws {
+		if err := json.Unmarshal(raw, &msgs[i]); err != nil {
+			return nil, fmt.Errorf("a stored message of %s is unreadable: %w", id, err)
+		}
+	}
+	h = (&history{sums: []int{0}}).with(version, msgs)
+	hs.touch(id, h)
+	return h, nil
+}
+
+// put records the history a save produced.
+func (hs *histories) put(id string, h *history) { hs.touch(id, h) }
+
+// forget drops a session (deleted).
+func (hs *histories) forget(id string) {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	delete(hs.byID, id)
+}
+
+func (hs *histories) touch(id string, h *history) {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	if hs.byID == nil {
+		hs.byID = map[string]*history{}
+	}
+	hs.byID[id] = h
+	for i, o := range hs.order {
+		if o == id {
+			hs.order = append(hs.order[:i], hs.order[i+1:]...)
+			break
+		}
+	}
+	hs.order = append(hs.order, id)
+	for len(hs.order) > maxHistories {
+		delete(hs.byID, hs.order[0])
+		hs.order = hs.order[1:]
+	}
+}
