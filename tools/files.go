@@ -384,8 +384,8 @@ func (w *Workspace) transferEnds(tool string, a transferArgs) (src, dst string, 
 	} else if err != nil {
 		return "", "", nil, opError(strings.TrimSuffix(tool, "_file"), a.Source, err)
 	}
-	// A rename moves a name, not content, so for move_file this Lstat is
-	// check enough; copy_file checks its opened source again.
+	// A rename moves a name, not content, so for move_file a check of this
+	// Lstat is enough; copy_file checks its opened source again.
 	if err := checkLinks("source", a.Source, srcInfo, fixCopyIn); err != nil {
 		return "", "", nil, err
 	}
