@@ -346,7 +346,19 @@ func (s *Server) trace(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	maskTrace(&t)
 	c.JSON(http.StatusOK, t)
+}
+
+// maskTrace masks what a stored chain shows, again: chains stored by an older
+// version were masked by argument name only.
+func maskTrace(t *api.Trace) {
+	for i := range t.Calls {
+		c := &t.Calls[i]
+		c.Arguments = tracing.MaskArguments(c.Arguments)
+		c.Result = tracing.MaskText(c.Result)
+		c.Error = tracing.MaskText(c.Error)
+	}
 }
 
 // traces lists call chains: GET /traces?tool=&since=&until=&min_duration_ms=&failed=true&limit=.
@@ -404,6 +416,9 @@ func (s *Server) traces(c *gin.Context) {
 	}
 	if list == nil {
 		list = []api.Trace{}
+	}
+	for i := range list {
+		maskTrace(&list[i])
 	}
 	c.JSON(http.StatusOK, list)
 }

@@ -42,6 +42,7 @@ type setup struct {
 	window         string // tracking.window; "" is 5m
 	searchEndpoint string // web.search_endpoint; "" is a closed loopback port, so no test reaches DuckDuckGo
 	cacheTTL       string // web.cache_ttl; "" is 15m
+	contextChars   string // llm.context_chars; "" is 200000
 	extra          string // more YAML sections (tracing, sanitize)
 }
 
@@ -77,6 +78,7 @@ llm:
   base_url: %q
   model: "fake-model"
   max_tool_rounds: 6
+  context_chars: %s
 safety:
   preset: %s   # the preset under test
 tools:
@@ -89,7 +91,7 @@ web:
   search_lite_endpoint: "http://127.0.0.1:9/lite/"
   search_interval: 1ms
   cache_ttl: %s
-%s`, filepath.Join(h.dir, "state"), h.model.URL(), or(su.preset, "strict"), filepath.Join(h.dir, "ws"),
+%s`, filepath.Join(h.dir, "state"), h.model.URL(), or(su.contextChars, "200000"), or(su.preset, "strict"), filepath.Join(h.dir, "ws"),
 		or(su.window, "5m"), or(su.searchEndpoint, "http://127.0.0.1:9/html/"), or(su.cacheTTL, "15m"), su.extra)
 	if err := os.WriteFile(h.cfgPath, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)

@@ -21,8 +21,11 @@ import (
 	"github.com/ailab/ai-lab/store"
 )
 
-// ctxLogger is the gin context key of the request's logger.
-const ctxLogger = "ailab.logger"
+// Gin context keys: the request's logger, and the time it has to send its body.
+const (
+	ctxLogger   = "ailab.logger"
+	ctxBodyWait = "ailab.body_wait"
+)
 
 // requestLog gives each request an id and a logger that carries it, and logs one line
 // when the request ends. It never logs bodies: they hold messages and file contents.
@@ -94,9 +97,6 @@ func (s *Server) fail(c *gin.Context, err error) {
 	c.AbortWithStatusJSON(status, b)
 }
 
-// bodyReadTimeout bounds how long a client may take to send its request body.
-const bodyReadTimeout = 30 * time.Second
-
 // bodyLimits refuses a declared body over maxBodyBytes at once (413, before a
 // byte of it is read) and gives the body a read deadline, so a client that
 // trickles its body cannot hold a connection and a handler forever. decode lifts
@@ -109,7 +109,8 @@ func (s *Server) bodyLimits() gin.HandlerFunc {
 			s.fail(c, failf(ErrBodyTooLarge, "the request body is %d bytes, over the limit of %d; send a shorter message", c.Request.ContentLength, maxBodyBytes))
 			return
 		}
-		_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(bodyReadTimeout))
+		c.Set(ctxBodyWait, s.bodyWait)
+		_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(s.bodyWait))
 		c.Next()
 	}
 }
@@ -124,7 +125,7 @@ func decode(c *gin.Context, dst any) error {
 			return failf(ErrBodyTooLarge, "the request body is over %d bytes; send a shorter message", maxBodyBytes)
 		}
 		if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
-			return failWith(ErrInvalidRequest, err, "the request body did not arrive within %s; send it at once", bodyReadTimeout)
+			return failWith(ErrInvalidRequest, err, "the request body did not arrive within %s; send it at once", c.GetDuration(ctxBodyWait))
 		}
 		return failWith(ErrInvalidRequest, err, "could not read the request body")
 	}

@@ -87,7 +87,13 @@ type Options struct {
 	Exporter *tracing.Exporter // nil: no OTLP export
 	// DatabasePath names the state database in the sentence about a damaged one.
 	DatabasePath string
+	// BodyTimeout bounds how long a client may take to send a request body;
+	// zero means DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
+
+// DefaultBodyTimeout is how long a client may take to send a request body.
+const DefaultBodyTimeout = 30 * time.Second
 
 // A Server answers the API of CONTRACT section 4.
 type Server struct {
@@ -101,6 +107,7 @@ type Server struct {
 	owner    store.Owner // this server's name on session leases and ledger starts
 	started  *config.Config
 	dbPath   string
+	bodyWait time.Duration
 
 	cfg      atomic.Pointer[config.Config]
 	token    atomic.Pointer[string]
@@ -137,12 +144,16 @@ func New(opts Options) (*Server, error) {
 		owner:    store.NewOwner(),
 		started:  opts.Config,
 		dbPath:   opts.DatabasePath,
+		bodyWait: opts.BodyTimeout,
 	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.bodyWait <= 0 {
+		s.bodyWait = DefaultBodyTimeout
 	}
 	s.cfg.Store(opts.Config)
 	tok := opts.Token

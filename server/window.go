@@ -16,7 +16,8 @@ func (r *turnRun) window() []llm.Message {
 	saved, unsaved := r.saved, r.unsaved
 	cur := min(r.t.Start, saved.len())
 	system := systemPrompt(r.reg.names)
-	budget := r.cfg.LLM.ContextChars - len(system) - (saved.sums[saved.len()] - saved.sums[cur])
+	// The note that older messages were left out counts against the budget too.
+	budget := r.cfg.LLM.ContextChars - len(system) - len(leftOutNote(saved.len())) - (saved.sums[saved.len()] - saved.sums[cur])
 	for _, m := range unsaved {
 		budget -= messageSize(m)
 	}
@@ -31,7 +32,7 @@ func (r *turnRun) window() []llm.Message {
 	}
 	out := make([]llm.Message, 0, 2+saved.len()-from+len(unsaved))
 	if from > 0 {
-		system += fmt.Sprintf("\n\nThe %d earliest messages of this conversation were left out to fit llm.context_chars; if the user refers to them, say you no longer see them.", from)
+		system += leftOutNote(from)
 	}
 	out = append(out, llm.Message{Role: llm.RoleSystem, Content: system})
 	for _, m := range saved.msgs[from:cur] {
@@ -56,4 +57,9 @@ func lastTurnStart(msgs []llm.Message) int {
 		}
 	}
 	return 0
+}
+
+// leftOutNote tells the model that the n earliest messages were not sent.
+func leftOutNote(n int) string {
+	return fmt.Sprintf("\n\nThe %d earliest messages of this conversation were left out to fit llm.context_chars; if the user refers to them, say you no longer see them.", n)
 }
