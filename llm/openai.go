@@ -18,8 +18,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // Defaults used when OpenAIOptions leaves a field zero.
@@ -68,6 +66,7 @@ type OpenAIOptions struct {
 type OpenAI struct {
 	opts   OpenAIOptions
 	client openai.Client
+	wire   wireCache
 }
 
 var _ Provider = (*OpenAI)(nil)
@@ -133,12 +132,12 @@ func exponentialBackoff(retry int) time.Duration {
 // Complete sends one round and returns the assistant message, retrying transient
 // failures up to MaxRetries times.
 func (p *OpenAI) Complete(ctx context.Context, req Request) (Message, error) {
-	params, err := toParams(p.opts.Model, req)
+	body, err := encodeRequest(p.opts.Model, req, &p.wire)
 	if err != nil {
 		return Message{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		msg, failure := p.attempt(ctx, params)
+		msg, failure := p.attempt(ctx, body)
 		if failure == nil {
 			return msg, nil
 		}
@@ -188,7 +187,7 @@ type httpAnswer struct {
 // maxErrorBody bounds how much of an error body is kept for the sentence.
 const maxErrorBody = 64 << 10
 
-func (p *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewParams) (Message, *failure) {
+func (p *OpenAI) attempt(ctx context.Context, body []byte) (Message, *failure) {
 	actx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
 	var answer *httpAnswer
@@ -203,7 +202,8 @@ func (p *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 		answer = &httpAnswer{status: res.StatusCode, body: body, retryAfter: parseRetryAfter(res.Header.Get("Retry-After"))}
 		return res, nil
 	})
-	completion, err := p.client.Chat.Completions.New(actx, params, keepErrorBody)
+	completion, err := p.client.Chat.Completions.New(actx, openai.ChatCompletionNewParams{},
+		option.WithRequestBody("application/json", body), keepErrorBody)
 	if err == nil {
 		msg, convErr := fromCompletion(completion)
 		if convErr != nil {
@@ -417,54 +417,6 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
-}
-
-// toParams converts a provider-neutral request to the SDK's parameters.
-func toParams(model string, req Request) (openai.ChatCompletionNewParams, error) {
-	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
-	for i, m := range req.Messages {
-		switch m.Role {
-		case RoleSystem:
-			params.Messages = append(params.Messages, openai.SystemMessage(m.Content))
-		case RoleUser:
-			params.Messages = append(params.Messages, openai.UserMessage(m.Content))
-		case RoleTool:
-			params.Messages = append(params.Messages, openai.ToolMessage(m.Content, m.ToolCallID))
-		case RoleAssistant:
-			var a openai.ChatCompletionAssistantMessageParam
-			// A turn that only calls tools carries no content, as OpenAI's own replies do.
-			if m.Content != "" || len(m.ToolCalls) == 0 {
-				a.Content.OfString = param.NewOpt(m.Content)
-			}
-			for _, c := range m.ToolCalls {
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID: c.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-							Name:      c.Name,
-							Arguments: c.Arguments,
-						},
-					},
-				})
-			}
-			params.Messages = append(params.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
-		default:
-			return params, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("message %d has role %q, which the model API does not know", i, m.Role)}
-		}
-	}
-	for _, t := range req.Tools {
-		schema := t.Parameters
-		if schema == nil {
-			// An explicit empty object schema is valid everywhere; a missing one may not be.
-			schema = map[string]any{"type": "object", "properties": map[string]any{}}
-		}
-		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schema)}
-		if t.Description != "" {
-			def.Description = param.NewOpt(t.Description)
-		}
-		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(def))
-	}
-	return params, nil
 }
 
 // fromCompletion converts the SDK's reply to the provider-neutral assistant message.

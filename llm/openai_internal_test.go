@@ -201,7 +201,10 @@ func BenchmarkFromCompletion(b *testing.B) {
 	}
 }
 
-func BenchmarkToParams(b *testing.B) {
+// BenchmarkEncodeRequest measures the body of one round of a 150-message
+// conversation: cold (every message encoded) and warm (the encodings of the
+// messages sent before are kept, as in a session's next round).
+func BenchmarkEncodeRequest(b *testing.B) {
 	req := Request{Tools: []ToolSpec{{Name: "write_file", Parameters: map[string]any{"type": "object"}}}}
 	for i := range 50 {
 		req.Messages = append(req.Messages,
@@ -210,15 +213,61 @@ func BenchmarkToParams(b *testing.B) {
 			Message{Role: RoleTool, ToolCallID: fmt.Sprint("call_", i), Content: `{"execution_id":"write_file_1763769600123_0a1b2c3d","result":{}}`},
 		)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		p, err := toParams("m", req)
+	for _, warm := range []bool{false, true} {
+		b.Run(fmt.Sprintf("warm=%v", warm), func(b *testing.B) {
+			var cache *wireCache
+			if warm {
+				cache = &wireCache{}
+			}
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				body, err := encodeRequest("m", req, cache)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(body)
+			}
+			b.SetBytes(int64(n))
+			b.ReportMetric(float64(len(req.Messages)), "msgs/op")
+		})
+	}
+}
+
+// TestEncodeRequestWireFormat pins the body the model gets, and that the
+// encoding cache never serves one message's encoding for another that differs
+// only in a tool_call_id or a call.
+func TestEncodeRequestWireFormat(t *testing.T) {
+	cache := &wireCache{}
+	req := Request{
+		Messages: []Message{
+			{Role: RoleSystem, Content: "sys <b>"},
+			{Role: RoleUser, Content: "hi"},
+			{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"a"}`}}},
+			{Role: RoleTool, ToolCallID: "call_1", Content: "same"},
+			{Role: RoleTool, ToolCallID: "call_2", Content: "same"},
+			{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"b"}`}}},
+			{Role: RoleAssistant, Content: "done", Origin: OriginRefused},
+		},
+		Tools: []ToolSpec{{Name: "read_file", Description: "reads", Parameters: map[string]any{"type": "object"}}, {Name: "x"}},
+	}
+	want := `{"model":"m","messages":[{"role":"system","content":"sys <b>"},{"role":"user","content":"hi"},` +
+		`{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}}]},` +
+		`{"role":"tool","content":"same","tool_call_id":"call_1"},{"role":"tool","content":"same","tool_call_id":"call_2"},` +
+		`{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b\"}"}}]},` +
+		`{"role":"assistant","content":"done"}],` +
+		`"tools":[{"type":"function","function":{"name":"read_file","description":"reads","parameters":{"type":"object"}}},` +
+		`{"type":"function","function":{"name":"x","parameters":{"properties":{},"type":"object"}}}]}`
+	for round := range 2 { // the second round comes from the cache
+		got, err := encodeRequest("m", req, cache)
 		if err != nil {
-			b.Fatal(err)
+			t.Fatal(err)
 		}
-		if _, err := json.Marshal(p); err != nil {
-			b.Fatal(err)
+		if string(got) != want {
+			t.Fatalf("round %d:\n got %s\nwant %s", round, got, want)
 		}
 	}
-	b.ReportMetric(float64(len(req.Messages)), "msgs/op")
+	if _, err := encodeRequest("m", Request{Messages: []Message{{Role: "robot"}}}, cache); err == nil {
+		t.Error("an unknown role was encoded")
+	}
 }

@@ -1,0 +1,187 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// The request body of a chat completion is encoded here rather than by the
+// SDK: the SDK's encoder re-encodes every nested value through MarshalJSON and
+// took about 2.5 ms for a 200 KB conversation, most of a long session's turn.
+// A conversation is re-sent every round with one or two new messages, so each
+// message's encoding is also kept (wireCache) and the body is mostly a copy.
+
+type wireMessage struct {
+	Role       string         `json:"role"`
+	Content    *string        `json:"content,omitempty"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type wireToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type wireTool struct {
+	Type     string          `json:"type"`
+	Function wireDefinition `json:"function"`
+}
+
+type wireDefinition struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// encodeRequest encodes req as an OpenAI chat completions body for model.
+// The body is assembled by hand around the messages' encodings: encoding/json
+// would validate and compact every one of them again.
+func encodeRequest(model string, req Request, cache *wireCache) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(cache.size(req))
+	buf.WriteString(`{"model":`)
+	if err := writeJSON(&buf, model); err != nil {
+		return nil, err
+	}
+	buf.WriteString(`,"messages":[`)
+	for i, m := range req.Messages {
+		raw, err := cache.encode(m)
+		if err != nil {
+			return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("message %d: %v", i, err)}
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(raw)
+	}
+	buf.WriteByte(']')
+	if len(req.Tools) > 0 {
+		tools := make([]wireTool, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			schema := t.Parameters
+			if schema == nil {
+				// An explicit empty object schema is valid everywhere; a missing one may not be.
+				schema = map[string]any{"type": "object", "properties": map[string]any{}}
+			}
+			tools = append(tools, wireTool{Type: "function", Function: wireDefinition{Name: t.Name, Description: t.Description, Parameters: schema}})
+		}
+		buf.WriteString(`,"tools":`)
+		if err := writeJSON(&buf, tools); err != nil {
+			return nil, &Error{Kind: KindBadRequest, Message: "the tools could not be encoded: " + err.Error()}
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// writeJSON appends v's JSON to buf without HTML escaping or a newline.
+func writeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	return nil
+}
+
+// encodeMessage encodes one message in the wire format.
+func encodeMessage(m Message) (json.RawMessage, error) {
+	w := wireMessage{Role: m.Role}
+	switch m.Role {
+	case RoleSystem, RoleUser:
+		w.Content = &m.Content
+	case RoleTool:
+		w.Content, w.ToolCallID = &m.Content, m.ToolCallID
+	case RoleAssistant:
+		// A turn that only calls tools carries no content, as OpenAI's own replies do.
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			w.Content = &m.Content
+		}
+		for _, c := range m.ToolCalls {
+			w.ToolCalls = append(w.ToolCalls, wireToolCall{ID: c.ID, Type: "function", Function: wireFunction{Name: c.Name, Arguments: c.Arguments}})
+		}
+	default:
+		return nil, fmt.Errorf("role %q is not one the model API knows", m.Role)
+	}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, w); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// A wireCache keeps the encodings of recently sent messages. It is bounded:
+// past maxCacheBytes it starts over, which costs one round of re-encoding.
+type wireCache struct {
+	mu    sync.Mutex
+	byKey map[wireKey]json.RawMessage
+	bytes int
+}
+
+// wireKey identifies a message by everything its encoding depends on; a
+// message's strings are the same values round after round, so comparing them
+// is cheap.
+type wireKey struct {
+	role, content, toolCallID, calls string
+}
+
+const maxCacheBytes = 32 << 20
+
+func keyOf(m Message) wireKey {
+	k := wireKey{role: m.Role, content: m.Content, toolCallID: m.ToolCallID}
+	if len(m.ToolCalls) > 0 {
+		var b bytes.Buffer
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "%d:%s%d:%s%d:%s", len(c.ID), c.ID, len(c.Name), c.Name, len(c.Arguments), c.Arguments)
+		}
+		k.calls = b.String()
+	}
+	return k
+}
+
+func (c *wireCache) encode(m Message) (json.RawMessage, error) {
+	if c == nil {
+		return encodeMessage(m)
+	}
+	k := keyOf(m)
+	c.mu.Lock()
+	raw, ok := c.byKey[k]
+	c.mu.Unlock()
+	if ok {
+		return raw, nil
+	}
+	raw, err := encodeMessage(m)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey == nil || c.bytes+len(raw) > maxCacheBytes {
+		c.byKey, c.bytes = map[wireKey]json.RawMessage{}, 0
+	}
+	c.byKey[k] = raw
+	c.bytes += len(raw)
+	return raw, nil
+}
+
+// size estimates the encoded size of req, to allocate the body once.
+func (c *wireCache) size(req Request) int {
+	n := 256
+	for _, m := range req.Messages {
+		n += len(m.Content) + len(m.ToolCallID) + 64
+		for _, tc := range m.ToolCalls {
+			n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 64
+		}
+	}
+	return n + 1024*len(req.Tools)
+}
