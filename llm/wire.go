@@ -32,7 +32,7 @@ type wireFunction struct {
 }
 
 type wireTool struct {
-	Type     string          `json:"type"`
+	Type     string         `json:"type"`
 	Function wireDefinition `json:"function"`
 }
 
