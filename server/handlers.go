@@ -55,12 +55,7 @@ func (s *Server) chat(c *gin.Context) {
 		return
 	}
 	defer held.close()
-	p, err := s.store.Pending(held.ctx, id)
-	if err != nil {
-		s.fail(c, s.sessionErr(id, err))
-		return
-	}
-	if p != nil {
+	if held.pending != nil {
 		s.fail(c, failf(ErrApprovalPending, "session %s waits for tool approval decisions; answer them with POST /chat/approve first", id))
 		return
 	}
@@ -91,11 +86,7 @@ func (s *Server) approve(c *gin.Context) {
 		return
 	}
 	defer held.close()
-	raw, err := s.store.Pending(held.ctx, req.SessionID)
-	if err != nil {
-		s.fail(c, s.sessionErr(req.SessionID, err))
-		return
-	}
+	raw := held.pending
 	if raw == nil {
 		s.fail(c, failf(ErrNoPendingApproval, "session %s has no tool calls waiting for approval", req.SessionID))
 		return

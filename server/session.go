@@ -30,6 +30,7 @@ type heldSession struct {
 	stop    chan struct{}
 	stopped sync.WaitGroup
 	history *history
+	pending json.RawMessage // the session's pending state when it was taken
 	// released is set once a save gave the lease up.
 	released bool
 }
@@ -49,7 +50,7 @@ func (s *Server) hold(ctx context.Context, id string) (*heldSession, error) {
 		unlock()
 		return nil, err
 	}
-	h := &heldSession{s: s, id: id, unlock: unlock, stop: make(chan struct{})}
+	h := &heldSession{s: s, id: id, unlock: unlock, stop: make(chan struct{}), pending: lease.Pending}
 	h.ctx, h.cancel = context.WithCancelCause(ctx)
 	if lease.TookOver {
 		s.log.Warn("took over a session whose ai-server process ended or stopped renewing; its unfinished runs are marked interrupted", "session_id", id)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -66,6 +67,9 @@ const Interrupted = "interrupted: the server stopped while this ran"
 // A Lease is a session held by one owner: what Acquire found.
 type Lease struct {
 	Version int64 // the session's save count when the lease was taken
+	// Pending is the session's pending state as Save stored it (nil: none),
+	// read in the same transaction as the lease.
+	Pending json.RawMessage
 	// TookOver is set when the lease was taken from another owner whose process
 	// ended or whose lease expired; its unfinished runs are now marked Interrupted.
 	TookOver bool
@@ -83,9 +87,9 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner Owner, now 
 		return Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
 	}
 	defer tx.Rollback()
-	var holder sql.NullString
+	var holder, pending sql.NullString
 	var until, version int64
-	err = tx.StmtContext(ctx, s.stmts.leaseOf).QueryRowContext(ctx, sessionID).Scan(&holder, &until, &version)
+	err = tx.StmtContext(ctx, s.stmts.leaseOf).QueryRowContext(ctx, sessionID).Scan(&holder, &until, &version, &pending)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Lease{}, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
 	}
@@ -107,7 +111,11 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner Owner, now 
 	if err := tx.Commit(); err != nil {
 		return Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
 	}
-	return Lease{Version: version, TookOver: other}, nil
+	lease := Lease{Version: version, TookOver: other}
+	if pending.Valid {
+		lease.Pending = json.RawMessage(pending.String)
+	}
+	return lease, nil
 }
 
 // Renew moves the end of owner's lease to until. It fails with ErrLeaseLost

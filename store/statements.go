@@ -59,7 +59,7 @@ SELECT ?1, ?2, ?3, ?4, ?5, 0, 0, '', ?6, ?7
 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?4 AND lease_owner = ?8)`,
 	"finishExecution": `
 UPDATE executions SET duration_ms = ?2, completed = ?3, error = ?4, outcome = ?5 WHERE execution_id = ?1`,
-	"leaseOf":      `SELECT lease_owner, lease_until, version FROM sessions WHERE id = ?`,
+	"leaseOf":      `SELECT lease_owner, lease_until, version, pending FROM sessions WHERE id = ?`,
 	"takeLease":    `UPDATE sessions SET lease_owner = ?1, lease_until = ?2 WHERE id = ?3`,
 	"renewLease":   `UPDATE sessions SET lease_until = ?1 WHERE id = ?2 AND lease_owner = ?3`,
 	"releaseLease": `UPDATE sessions SET lease_owner = NULL, lease_until = 0 WHERE id = ?1 AND lease_owner = ?2`,
