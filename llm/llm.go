@@ -53,7 +53,10 @@ type ToolSpec struct {
 // A Request is one round of the conversation sent to the model.
 type Request struct {
 	Messages []Message
-	Tools    []ToolSpec
+	// Tools are the tools offered. A provider may keep what it made of a list
+	// it was given before, so a changed tool list must be a new slice, never
+	// the old one edited in place.
+	Tools []ToolSpec
 }
 
 // A Provider answers one round: the assistant message, possibly with tool calls.

@@ -65,19 +65,12 @@ func encodeRequest(model string, req Request, cache *wireCache) ([]byte, error) 
 	}
 	buf.WriteByte(']')
 	if len(req.Tools) > 0 {
-		tools := make([]wireTool, 0, len(req.Tools))
-		for _, t := range req.Tools {
-			schema := t.Parameters
-			if schema == nil {
-				// An explicit empty object schema is valid everywhere; a missing one may not be.
-				schema = map[string]any{"type": "object", "properties": map[string]any{}}
-			}
-			tools = append(tools, wireTool{Type: "function", Function: wireDefinition{Name: t.Name, Description: t.Description, Parameters: schema}})
-		}
-		buf.WriteString(`,"tools":`)
-		if err := writeJSON(&buf, tools); err != nil {
+		tools, err := cache.tools(req.Tools)
+		if err != nil {
 			return nil, &Error{Kind: KindBadRequest, Message: "the tools could not be encoded: " + err.Error()}
 		}
+		buf.WriteString(`,"tools":`)
+		buf.Write(tools)
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
@@ -122,10 +115,48 @@ func encodeMessage(m Message) (json.RawMessage, error) {
 
 // A wireCache keeps the encodings of recently sent messages. It is bounded:
 // past maxCacheBytes it starts over, which costs one round of re-encoding.
+// It also keeps the encoding of the last tool list: a server passes the same
+// list (the same slice) every round until its tools change.
 type wireCache struct {
 	mu    sync.Mutex
 	byKey map[wireKey]json.RawMessage
 	bytes int
+
+	toolSpecs *ToolSpec // the first element of the list lastTools encodes
+	toolCount int
+	lastTools []byte
+}
+
+// tools returns the encoding of specs.
+func (c *wireCache) tools(specs []ToolSpec) ([]byte, error) {
+	if c != nil {
+		c.mu.Lock()
+		if c.toolSpecs == &specs[0] && c.toolCount == len(specs) {
+			b := c.lastTools
+			c.mu.Unlock()
+			return b, nil
+		}
+		c.mu.Unlock()
+	}
+	tools := make([]wireTool, 0, len(specs))
+	for _, t := range specs {
+		schema := t.Parameters
+		if schema == nil {
+			// An explicit empty object schema is valid everywhere; a missing one may not be.
+			schema = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		tools = append(tools, wireTool{Type: "function", Function: wireDefinition{Name: t.Name, Description: t.Description, Parameters: schema}})
+	}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, tools); err != nil {
+		return nil, err
+	}
+	if c != nil {
+		c.mu.Lock()
+		c.toolSpecs, c.toolCount, c.lastTools = &specs[0], len(specs), buf.Bytes()
+		c.mu.Unlock()
+	}
+	return buf.Bytes(), nil
 }
 
 // wireKey identifies a message by everything its encoding depends on; a
