@@ -36,9 +36,11 @@ var fillerWords = map[string]bool{
 	"begin": true, "again": true,
 }
 
-// offerPhrases turn a sentence into a question or an offer to the user, which
-// is a fine way to end a turn.
-var offerPhrases = []string{"if you", "would you like", "do you want", "want me to", "shall i", "should i", "let me know", "if needed", "if necessary"}
+// offerPhrases turn a sentence into a question, an offer to the user or a
+// promise that waits for the user ("I will search only when you allow it"),
+// each a fine way to end a turn.
+var offerPhrases = []string{"if you", "would you like", "do you want", "want me to", "shall i", "should i", "let me know", "if needed", "if necessary",
+	"when you", "once you", "after you", "unless you", "until you", "if allowed", "your permission", "your approval"}
 
 // useWords introduce an explicit tool name: "I'll check this using web_search".
 var useWords = map[string]bool{
@@ -62,10 +64,15 @@ const (
 // that reply says it is about to use. Check calls it for final replies, which by
 // definition ended the turn without a tool call.
 func Announcements(reply string, registered []string) []Issue {
+	return announcements(reply, sentences(reply), quotedSpans(reply), registered)
+}
+
+// announcements is Announcements on the sentences and quoted spans of reply,
+// which Check works out once for every look at the reply's prose.
+func announcements(reply string, sents, quoted []cut, registered []string) []Issue {
 	var issues []Issue
 	seen := map[string]bool{}
-	quoted := quotedSpans(reply)
-	for _, sp := range sentences(reply) {
+	for _, sp := range sents {
 		for len(quoted) > 0 && quoted[0].end <= sp.start {
 			quoted = quoted[1:]
 		}
@@ -420,18 +427,21 @@ func classify(after []string) objectClass {
 	return objNone
 }
 
-// isFileName reports whether w looks like notes.txt or docs/plan.md.
+// isFileName reports whether w looks like notes.txt or docs/plan.md. An
+// extension needs a letter, so that a version such as 1.26 is no file.
 func isFileName(w string) bool {
 	dot := strings.LastIndexByte(w, '.')
 	if dot <= 0 || dot == len(w)-1 || len(w)-dot-1 > 5 {
 		return false
 	}
+	letter := false
 	for _, r := range w[dot+1:] {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			return false
 		}
+		letter = letter || unicode.IsLetter(r)
 	}
-	return true
+	return letter
 }
 
 // clip shortens s to at most n runes for quoting in a message.

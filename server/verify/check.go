@@ -3,8 +3,10 @@ package verify
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/tools"
 )
 
@@ -32,6 +34,7 @@ const (
 	CodeFailedRun          = "failed_run"           // run failed or never completed
 	CodeMissingID          = "missing_execution_id" // JSON tool-result claim without an id
 	CodeAnnouncedNotCalled = "announced_not_called" // reply says it will use a tool but did not call it
+	CodeUnrunClaim         = "unrun_claim"          // reply says a tool ran that did not run (or failed, or was denied) in this turn
 )
 
 // An Issue is one reason a reply cannot be shown as it is.
@@ -42,6 +45,18 @@ type Issue struct {
 	Message string
 	// Tool is the tool concerned; for announcements, the one to call.
 	Tool string
+	// Denied lists the tools the user denied in the turn the reply ends.
+	// Check sets it on every issue so that RepromptMessage, which sees only
+	// the issues, never asks the model to call one of them again.
+	Denied []string
+}
+
+// A Run is one tool call of the turn being validated, as the server recorded it.
+type Run struct {
+	ToolName    string
+	ExecutionID string // "" for a denied call
+	Status      string // "ok", "error" or "denied" (the api.Status* values)
+	Result      string // for a successful read_file: the file's content as the tool returned it; "" otherwise
 }
 
 // DefaultWindow is how long an execution id stays citable when the Validator
@@ -60,22 +75,56 @@ type Validator struct {
 	// announced-but-not-called, since asking the model to call a tool it does
 	// not have would loop.
 	Tools []string
+	// Turn holds the tool calls of the turn the reply ends, in order. A reply
+	// that says a tool ran ("I searched the web", "I've written report.md") is
+	// held to it: nil means no tool was called in this turn.
+	Turn []Run
+	// Actions adds the past-tense phrases of tools that the built-in table
+	// (see pastActions) does not know, such as MCP tools, and replaces the
+	// built-in phrases of a tool it names; an empty list switches a tool's
+	// phrases off. "I ran/called/used <tool name>" needs no entry.
+	Actions map[string][]string
 }
 
 // Check returns every issue of reply for session sessionID; no issues means
 // the reply may be shown. The error is only for a ledger that failed.
 func (v Validator) Check(ctx context.Context, sessionID, reply string, ledger Ledger) ([]Issue, error) {
 	var issues []Issue
-	for _, c := range ExtractClaims(reply) {
+	var cited []Claim // claims that held, each for a run the ledger confirms
+	known := v.knownTools()
+	sents, quoted := sentences(reply), quotedSpans(reply)
+	claims := allClaims(reply, known)
+	if shown := newShownContent(v.Turn); shown.any() && len(claims) > 0 {
+		// The tool's own output, shown as it came, claims nothing. This is
+		// decided before an id claimed several ways is counted once, so that
+		// the id of a file's JSON cited again outside it is still checked.
+		claims = slices.DeleteFunc(claims, func(c Claim) bool { return shown.covers(reply, c, quoted) })
+	}
+	for _, c := range distinctClaims(reply, claims) {
 		issue, ok, err := v.checkClaim(ctx, sessionID, c, ledger)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			issues = append(issues, issue)
+			continue
+		}
+		cited = append(cited, c)
+	}
+	issues = append(issues, v.unrunClaims(reply, sents, quoted, cited, known)...)
+	denied := v.deniedTools()
+	for _, is := range announcements(reply, sents, quoted, v.toolNames()) {
+		// The user said no to this tool in this turn: asking the model to
+		// call it would override that answer.
+		if !slices.Contains(denied, is.Tool) {
+			issues = append(issues, is)
 		}
 	}
-	issues = append(issues, Announcements(reply, v.toolNames())...)
+	if len(denied) > 0 {
+		for i := range issues {
+			issues[i].Denied = denied
+		}
+	}
 	return issues, nil
 }
 
@@ -84,6 +133,37 @@ func (v Validator) toolNames() []string {
 		return v.Tools
 	}
 	return tools.Names
+}
+
+// knownTools are every tool name a reply may cite or claim to have run: the
+// registered ones, the built-in catalog and the tools Actions describes. The
+// catalog is always included because a claim of a built-in tool the server
+// lacks is still a claim of a run that did not happen.
+func (v Validator) knownTools() []string {
+	names := slices.Clone(v.toolNames())
+	for _, n := range tools.Names {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for n := range v.Actions {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// deniedTools returns, sorted, the tools the user denied in this turn.
+func (v Validator) deniedTools() []string {
+	var out []string
+	for _, r := range v.Turn {
+		if r.Status == api.StatusDenied && !slices.Contains(out, r.ToolName) {
+			out = append(out, r.ToolName)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // checkClaim reports whether one claim holds, and the issue when it does not.
@@ -102,7 +182,10 @@ func (v Validator) checkClaim(ctx context.Context, sessionID string, c Claim, le
 	}
 	prefix := idPrefix(c.ExecutionID)
 	if prefix == "" {
-		return notFound, false, nil // malformed: no ledger could hold it
+		// No ledger could hold it; saying why lets the model cite the id
+		// exactly as its tool result gave it instead of guessing again.
+		notFound.Message = fmt.Sprintf("execution id %s is not in the ledger: it is malformed, since an execution id is <tool name>_<13-digit unix milliseconds>_<8 lowercase hex digits>, such as web_search_1763769600123_9f86d081", c.ExecutionID)
+		return notFound, false, nil
 	}
 	rec, found, err := ledger.Lookup(ctx, c.ExecutionID)
 	if err != nil {

@@ -17,6 +17,10 @@ const (
 	ClaimJSON    ClaimKind = "json"    // a JSON object carrying tool_name/tool/function or execution_id
 	ClaimMention ClaimKind = "mention" // execution_id: X, execution_id=X, "execution_id": "X"
 	ClaimBare    ClaimKind = "bare"    // an id in the contract's format standing alone
+	// ClaimMalformed is a word shaped like an execution id that is not in the
+	// contract's format: web_search_1763769600123_9F86D081,
+	// web_search-1763769600123-9f86d081, a digit or hex digit too many or too few.
+	ClaimMalformed ClaimKind = "malformed"
 )
 
 // A Claim is one place where a reply presents a tool result as real.
@@ -38,8 +42,17 @@ type Claim struct {
 	around      string
 }
 
-// failureWords are what a reply says when it reports that a run went wrong.
-var failureWords = []string{"fail", "error", "could not", "couldn't", "unable", "did not work", "didn't work", "not found", "does not exist", "doesn't exist", "no such", "denied", "refused", "blocked", "timed out", "timeout"}
+// failureWords are what a reply says when it reports that a run went wrong
+// or did not happen. A run that failed may be described in any honest way, so
+// the list is broad; it only ever excuses citing a run that really failed.
+var failureWords = []string{
+	"fail", "error", "could not", "couldn't", "can't", "cannot", "unable", "wasn't able", "was not able",
+	"did not work", "didn't work", "not found", "does not exist", "doesn't exist", "no such",
+	"denied", "refus", "rejected", "declined", "blocked", "forbidden", "unauthorized", "not allowed", "not permitted",
+	"n't allow", "not allow", "n't approve", "not approve", "unavailable", "unreachable",
+	"timed out", "timeout", "time out", "interrupted", "aborted", "cancel", "did not complete", "didn't complete",
+	"never completed", "no response", "bad gateway", "bad request", "invalid", "went wrong", "broken", "crashed",
+}
 
 // ReportsFailure reports whether the reply presents the run as failed (an
 // "error" field, or words like "failed" in the claim's own stretch of text)
@@ -49,26 +62,87 @@ func (c Claim) ReportsFailure() bool {
 	if c.Kind == ClaimJSON {
 		return c.jsonFailure
 	}
-	seg := strings.ToLower(c.around)
+	return reportsFailure(c.around)
+}
+
+// reportsFailure reports whether text speaks of a failure: one of the
+// failureWords, in any case, or an HTTP error status such as 404 or 503.
+func reportsFailure(text string) bool {
+	lower := strings.ReplaceAll(asciiLower(text), "’", "'")
 	for _, w := range failureWords {
-		if strings.Contains(seg, w) {
+		if strings.Contains(lower, w) {
 			return true
 		}
+	}
+	return hasHTTPErrorStatus(lower)
+}
+
+// hasHTTPErrorStatus reports whether text holds a number from 400 to 599
+// standing alone, as in "gave a 404" or "HTTP 503": not part of a longer
+// number, a version (1.404) or a word.
+func hasHTTPErrorStatus(text string) bool {
+	for i := 0; i+3 <= len(text); i++ {
+		if c := text[i]; c != '4' && c != '5' || !isDigit(text[i+1]) || !isDigit(text[i+2]) {
+			continue
+		}
+		if i > 0 && (isWordByte(text[i-1]) || text[i-1] == '.' && i > 1 && isDigit(text[i-2])) {
+			continue
+		}
+		if j := i + 3; j < len(text) && (isWordByte(text[j]) || text[j] == '.' && j+1 < len(text) && isDigit(text[j+1])) {
+			continue
+		}
+		return true
 	}
 	return false
 }
 
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 // ExtractClaims finds every claim of a tool result in text: JSON objects that
-// name a tool or carry an execution id, execution_id mentions, and bare ids.
-// A claim of the same id made several ways is returned once, in its most
-// specific form; claims are ordered by offset.
+// name a tool or carry an execution id, execution_id mentions, bare ids, and
+// words shaped like an id of a catalog tool that are not in the contract's
+// format. A claim of the same id made several ways is returned once, in its
+// most specific form; claims are ordered by offset.
 func ExtractClaims(text string) []Claim {
+	return extractClaims(text, tools.Names)
+}
+
+// extractClaims is ExtractClaims with the tool names that anchor malformed ids.
+func extractClaims(text string, names []string) []Claim {
+	return distinctClaims(text, allClaims(text, names))
+}
+
+// allClaims returns every claim of text, an id claimed several ways once per
+// way, in order of precedence.
+func allClaims(text string, names []string) []Claim {
 	var claims []Claim
 	claims = append(claims, jsonClaims(text)...)
 	claims = append(claims, mentionClaims(text)...)
 	claims = append(claims, bareClaims(text)...)
+	if malformed := malformedClaims(text, names); len(malformed) > 0 {
+		// A mention whose value stops at the first odd character
+		// ("execution_id: web_search #1763769600123-9f86d081") names only part
+		// of the malformed id; the malformed claim names all of it.
+		claims = slices.DeleteFunc(claims, func(c Claim) bool {
+			if c.Kind != ClaimMention {
+				return false
+			}
+			from, to := c.Offset+len(c.Raw)-len(c.ExecutionID), c.Offset+len(c.Raw)
+			for _, m := range malformed {
+				if from < m.Offset+len(m.Raw) && m.Offset < to {
+					return true
+				}
+			}
+			return false
+		})
+		claims = append(claims, malformed...)
+	}
+	return claims
+}
 
-	// Precedence follows append order, so the first claim of an id wins.
+// distinctClaims keeps the first claim of each id of claims, which are in
+// order of precedence, and returns them ordered by offset.
+func distinctClaims(text string, claims []Claim) []Claim {
 	seen := make(map[string]bool, len(claims))
 	kept := claims[:0]
 	for _, c := range claims {
@@ -378,6 +452,27 @@ func bareClaims(text string) []Claim {
 			ToolName:    toolBefore(text, s.Start, prefix),
 			Kind:        ClaimBare,
 			Raw:         text[s.Start:s.End],
+			Offset:      s.Start,
+		})
+	}
+	return claims
+}
+
+// malformedClaims returns a claim for every id-shaped word of text that is
+// not an execution id (see findMalformedIDs).
+func malformedClaims(text string, names []string) []Claim {
+	spans := findMalformedIDs(text, names)
+	if len(spans) == 0 {
+		return nil
+	}
+	claims := make([]Claim, 0, len(spans))
+	for _, s := range spans {
+		raw := text[s.Start:s.End]
+		claims = append(claims, Claim{
+			ExecutionID: raw,
+			ToolName:    s.tool,
+			Kind:        ClaimMalformed,
+			Raw:         raw,
 			Offset:      s.Start,
 		})
 	}

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -54,7 +55,9 @@ func TestExtractClaims(t *testing.T) {
 		{"echoed error is no claim", `{"tool_name": "read_webpage", "error": "timeout"}`, nil},
 		{"status ok without id is a claim", `{"tool_name": "read_webpage", "status": "ok"}`, []want{{"", "read_webpage", ClaimJSON}}},
 		{"same id twice is one claim", searchID + " and again " + searchID, []want{{searchID, "web_search", ClaimBare}}},
-		{"id glued to a word is not an id", "Xweb_search_1763769600123_9f86d081", nil},
+		// Before malformed ids were reported this case expected no claim at
+		// all; an id-shaped word that is not in the format is now a claim.
+		{"id glued to a word is a malformed id", "Xweb_search_1763769600123_9f86d081", []want{{"Xweb_search_1763769600123_9f86d081", "xweb_search", ClaimMalformed}}},
 		{"execution_id_extra is not a mention", "execution_ids: 4", nil},
 	}
 	for _, tc := range cases {
@@ -135,6 +138,8 @@ func FuzzExtractClaims(f *testing.F) {
 	f.Add(`{"tool_name": "run_speed_test", "result": {"a": "}"}} {{{ "execution_id": "x"`)
 	f.Add("execution_id: " + readID + " {\"name\": \"web_search\", \"parameters\": {}}")
 	f.Add(strings.Repeat("{\"", 50))
+	f.Add("web_search #1763769600123-9f86d081 (execution_id: web_search-1763769600123-9F86D081) gave a 404")
+	f.Add("execution_id: web_search_17637696001234_9f86d08 " + searchID + "_1763769600123_abcdef12")
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, c := range ExtractClaims(text) {
 			if c.Offset < 0 || c.Offset+len(c.Raw) > len(text) || text[c.Offset:c.Offset+len(c.Raw)] != c.Raw {
@@ -143,7 +148,58 @@ func FuzzExtractClaims(f *testing.F) {
 			if c.ExecutionID == "" && (c.Kind != ClaimJSON || c.ToolName == "") {
 				t.Fatalf("claim %+v has neither id nor JSON tool", c)
 			}
+			if c.Kind == ClaimMalformed && (c.Raw != c.ExecutionID || idPrefix(c.ExecutionID) != "") {
+				t.Fatalf("malformed claim %+v is a well-formed id", c)
+			}
+			_ = c.ReportsFailure() // must not panic on any stretch of text
 		}
 		assertSameAsPattern(t, text)
+	})
+}
+
+// malformedShape is what findMalformedIDs may ever report: a word, one to
+// three separators, ten to sixteen digits, and maybe a separator and hex digits.
+var malformedShape = regexp.MustCompile(`^[A-Za-z0-9_]+[ _\-#:.=/]{1,3}[0-9]{10,16}(?:[_\-.:/# ][0-9A-Fa-f]{6,10})?$`)
+
+// FuzzMalformedIDs holds the near-miss finder to its shape, keeps it off
+// real ids, and checks that a real id put into any text is never reported.
+func FuzzMalformedIDs(f *testing.F) {
+	for _, s := range idCorpus {
+		f.Add(s, 0)
+	}
+	f.Add("web_search #1763769600123-9f86d081 and web_search_1763769600123 and WEB_SEARCH_1763769600123_9F86D081", 3)
+	f.Add("2026-11-21T23:00:00.123Z 1763769600123 550e8400-e29b-41d4-a716-446655440000 +1 555-123-4567", 10)
+	f.Add("files__read_text-17637696001234-9f86d08 x_1763769600123_9f86d081_1763769600123_9F86D082", 40)
+	f.Fuzz(func(t *testing.T, text string, at int) {
+		names := append(slices.Clone(tools.Names), "files__read_text")
+		exact := findExecutionIDs(text)
+		last := 0
+		for _, s := range findMalformedIDs(text, names) {
+			if s.Start < last || s.End <= s.Start || s.End > len(text) {
+				t.Fatalf("span %+v is out of order or out of %q", s, text)
+			}
+			last = s.End
+			raw := text[s.Start:s.End]
+			if !malformedShape.MatchString(raw) {
+				t.Fatalf("reported %q, which has not the shape of an id", raw)
+			}
+			if s.Start > 0 && isWordByte(text[s.Start-1]) || s.End < len(text) && isWordByte(text[s.End]) {
+				t.Fatalf("reported %q, which is part of a longer word in %q", raw, text)
+			}
+			for _, e := range exact {
+				if e.Start < s.End && s.Start < e.End {
+					t.Fatalf("reported %q, which overlaps the real id %q", raw, text[e.Start:e.End])
+				}
+			}
+		}
+
+		// A real id set apart by spaces is never a near-miss.
+		at = min(max(at, 0), len(text))
+		with := text[:at] + " " + searchID + " " + text[at:]
+		for _, s := range findMalformedIDs(with, names) {
+			if s.Start <= at+1 && at+1+len(searchID) <= s.End {
+				t.Fatalf("the real id inserted at %d is reported as malformed: %q", at, with[s.Start:s.End])
+			}
+		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/server/verify"
 	"github.com/ailab/ai-lab/tools"
@@ -47,6 +48,7 @@ func TestDemoAnswersPassValidation(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ledger := runs{}
+			var turn []verify.Run // what the server passes as Validator.Turn
 			msgs := []llm.Message{{Role: llm.RoleUser, Content: tc.request}}
 			assistant := llm.Message{Role: llm.RoleAssistant}
 			var results []llm.Message
@@ -56,16 +58,23 @@ func TestDemoAnswersPassValidation(t *testing.T) {
 				msg := map[string]any{"tool_name": r.tool}
 				if r.denied {
 					msg["status"], msg["message"] = "denied", "The user denied this tool call."
+					turn = append(turn, verify.Run{ToolName: r.tool, Status: api.StatusDenied})
 				} else {
 					at := started.Add(time.Duration(i) * time.Second)
 					id := tools.NewExecutionID(r.tool, at)
 					ledger[id] = verify.Record{ExecutionID: id, ToolName: r.tool, SessionID: "s_1", StartedAt: at, Completed: r.err == "", Error: r.err}
 					msg["execution_id"], msg["executed_at"] = id, at.Format("2006-01-02T15:04:05.000Z")
+					run := verify.Run{ToolName: r.tool, ExecutionID: id, Status: api.StatusOK}
 					if r.err != "" {
 						msg["error"] = r.err
+						run.Status = api.StatusError
 					} else {
 						msg["result"] = r.result
+						if content, ok := r.result.(map[string]any)["content"].(string); ok && r.tool == tools.ReadFile {
+							run.Result = content
+						}
 					}
+					turn = append(turn, run)
 				}
 				b, err := json.Marshal(msg)
 				if err != nil {
@@ -79,13 +88,17 @@ func TestDemoAnswersPassValidation(t *testing.T) {
 			if err != nil || len(answer.ToolCalls) != 0 {
 				t.Fatalf("demo answer = %+v, %v; want a final answer", answer, err)
 			}
-			v := verify.Validator{Window: 5 * time.Minute, Now: func() time.Time { return started.Add(time.Minute) }}
-			issues, err := v.Check(context.Background(), "s_1", answer.Content, ledger)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(issues) != 0 {
-				t.Errorf("the demo's answer failed validation: %v\n%s", verify.Messages(issues), answer.Content)
+			// Checked as the server checks it, with the turn's calls, and
+			// without them, as a reply that cites its runs needs no more.
+			for _, turn := range [][]verify.Run{turn, nil} {
+				v := verify.Validator{Window: 5 * time.Minute, Now: func() time.Time { return started.Add(time.Minute) }, Turn: turn}
+				issues, err := v.Check(context.Background(), "s_1", answer.Content, ledger)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(issues) != 0 {
+					t.Errorf("the demo's answer failed validation (turn %+v): %v\n%s", turn, verify.Messages(issues), answer.Content)
+				}
 			}
 			cited := verify.ExtractClaims(answer.Content)
 			for _, c := range cited {
@@ -128,6 +141,13 @@ func TestDemoAnswersTheRepromptWithWhatRan(t *testing.T) {
 	issues, err := v.Check(context.Background(), "s_1", first.Content, ledger)
 	if err != nil || len(issues) == 0 {
 		t.Fatalf("quoting a stale id passed validation (%v): %s", err, first.Content)
+	}
+	// Told that this turn's read_file returned that text, the validator sees
+	// the stale id as the file's content, not as a claim.
+	withTurn := v
+	withTurn.Turn = []verify.Run{{ToolName: tools.ReadFile, ExecutionID: id, Status: api.StatusOK, Result: "old run: " + stale}}
+	if shown, err := withTurn.Check(context.Background(), "s_1", first.Content, ledger); err != nil || len(shown) != 0 {
+		t.Errorf("the file's own text, shown as read, failed validation (%v): %v\n%s", err, verify.Messages(shown), first.Content)
 	}
 
 	msgs = append(msgs, first, llm.Message{Role: llm.RoleUser, Content: verify.RepromptMessage(issues)})

@@ -1,5 +1,10 @@
 package verify
 
+import (
+	"slices"
+	"strings"
+)
+
 // Both the claim extractor and the text tool-call parser need to find JSON
 // objects inside free prose. Prose is not JSON, so a decoder cannot be pointed at
 // the whole reply; instead every '{' is tried as the start of an object and its
@@ -151,6 +156,117 @@ func validPrefix(p string) bool {
 	for i := 1; i < len(p); i++ {
 		c := p[i]
 		if !(c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// A malformedSpan is one id-shaped word of text that is not an execution id:
+// text[Start:End], anchored on tool.
+type malformedSpan struct {
+	Start, End int
+	tool       string
+}
+
+// findMalformedIDs returns, in order, the near-misses of execution ids in
+// text: what a model writes when it makes an id up or copies one badly. Two
+// shapes count, and neither can be ordinary prose:
+//
+//   - a tool name of names (in any case) followed by up to three separators
+//     from " _-#:.=/", 10 to 16 digits, one separator and 6 to 10 hex digits
+//     of either case (web_search #1763769600123-9f86d081), or by '_' and 12 to
+//     14 digits alone (web_search_1763769600123);
+//   - any word of the form <letter...>_<12 to 14 digits>_<7 to 9 hex digits>
+//     (run_speed_test_1763769600999_ABCDEF12).
+//
+// A timestamp, version, phone number, git hash or UUID has no tool name before
+// it and not that shape, so it is never reported. Exact ids are left to
+// findExecutionIDs. The scan starts from runs of ten or more digits, which
+// prose rarely has, so it costs little.
+func findMalformedIDs(text string, names []string) []malformedSpan {
+	var out []malformedSpan
+	var exact []idSpan
+	exactDone := false
+	// A run of ten digits holds every tenth byte it spans, so only those
+	// bytes are looked at until one is a digit.
+	for p := 9; p < len(text); {
+		if !isDigit(text[p]) {
+			p += 10
+			continue
+		}
+		ds, de := p, p+1
+		for ds > 0 && isDigit(text[ds-1]) {
+			ds--
+		}
+		for de < len(text) && isDigit(text[de]) {
+			de++
+		}
+		p = de + 10 // the next run starts after de
+		n := de - ds
+		if n < 10 || n > 16 {
+			continue
+		}
+		sep := ds
+		for sep > 0 && ds-sep < 3 && strings.IndexByte(" _-#:.=/", text[sep-1]) >= 0 {
+			sep--
+		}
+		ws := sep
+		for ws > 0 && isWordByte(text[ws-1]) {
+			ws--
+		}
+		if sep == ds || ws == sep {
+			continue // digits glued to a word, or no word before them
+		}
+		word := text[ws:sep]
+		tool := ""
+		for _, name := range names {
+			if strings.EqualFold(word, name) {
+				tool = name
+				break
+			}
+		}
+		tight := text[sep:ds] == "_"
+		hexLen, end := 0, de
+		if de < len(text) && strings.IndexByte("_-.:/# ", text[de]) >= 0 {
+			h := de + 1
+			for h < len(text) && isHex(text[h]) {
+				h++
+			}
+			if h == len(text) || !isWordByte(text[h]) {
+				hexLen, end = h-de-1, h
+			}
+		}
+		switch {
+		case tool != "" && 6 <= hexLen && hexLen <= 10:
+		case tool != "" && tight && hexLen == 0 && 12 <= n && n <= 14 && (de == len(text) || !isWordByte(text[de])):
+			end = de
+		case 7 <= hexLen && hexLen <= 9 && tight && text[de] == '_' && 12 <= n && n <= 14 && isLetter(word[0]):
+			tool = asciiLower(word)
+		default:
+			continue
+		}
+		if hexLen == 8 && tight && n == 13 && text[de] == '_' && validPrefix(word) && isLowerHex(text[de+1:end]) {
+			continue // exactly the contract's format
+		}
+		if !exactDone {
+			exact, exactDone = findExecutionIDs(text), true
+		}
+		if slices.ContainsFunc(exact, func(e idSpan) bool { return e.Start < end && ws < e.End }) {
+			continue
+		}
+		out = append(out, malformedSpan{Start: ws, End: end, tool: tool})
+	}
+	return out
+}
+
+func isHex(c byte) bool { return isHexLower(c) || 'A' <= c && c <= 'F' }
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isHexLower(s[i]) {
 			return false
 		}
 	}
