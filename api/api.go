@@ -12,6 +12,8 @@ import (
 type ChatRequest struct {
 	Message   string `json:"message"`
 	SessionID string `json:"session_id,omitempty"`
+	// Stream asks for the answer as server-sent events (CONTRACT section 10).
+	Stream bool `json:"stream,omitempty"`
 }
 
 // Status values of a ToolUse.
@@ -87,6 +89,52 @@ type Decision struct {
 type ApproveRequest struct {
 	SessionID string     `json:"session_id"`
 	Decisions []Decision `json:"decisions"`
+	// Stream asks for the answer as server-sent events (CONTRACT section 10).
+	Stream bool `json:"stream,omitempty"`
+}
+
+// Names of the server-sent events of a streamed turn (CONTRACT section 10).
+// Each event's data is the JSON of the type named beside it.
+const (
+	EventTurn             = "turn"              // TurnEvent, always first
+	EventToken            = "token"             // TokenEvent: answer text, in order
+	EventRetract          = "retract"           // RetractEvent: the text since the last round is withdrawn
+	EventRound            = "round"             // RoundEvent: a new model round begins
+	EventToolCall         = "tool_call"         // ToolCallEvent
+	EventToolResult       = "tool_result"       // ToolUse, when that run ends
+	EventApprovalRequired = "approval_required" // ApprovalRequiredResponse; the stream ends
+	EventDone             = "done"              // ChatResponse; the stream ends
+	EventError            = "error"             // ErrorDetail; the stream ends
+)
+
+// A TurnEvent opens a streamed turn.
+type TurnEvent struct {
+	SessionID string `json:"session_id"`
+	TraceID   string `json:"trace_id"`
+}
+
+// A TokenEvent is a piece of the answer's text.
+type TokenEvent struct {
+	Text string `json:"text"`
+}
+
+// A RetractEvent withdraws the text streamed since the last round.
+type RetractEvent struct {
+	Reason string `json:"reason"`
+}
+
+// A RoundEvent says a new model round begins (1 for the first).
+type RoundEvent struct {
+	Round int `json:"round"`
+}
+
+// A ToolCallEvent is a tool call of the model, sent when the round's calls
+// are known (needs_approval: it waits for a decision) or as its run starts.
+type ToolCallEvent struct {
+	ToolCallID    string          `json:"tool_call_id"`
+	ToolName      string          `json:"tool_name"`
+	Arguments     json.RawMessage `json:"arguments"`
+	NeedsApproval bool            `json:"needs_approval"`
 }
 
 // Health is the answer of GET /health.
@@ -212,5 +260,6 @@ const (
 	CodeInvalidConfig     = "invalid_config"
 	CodeModelError        = "model_error"
 	CodeCancelled         = "cancelled"
+	CodeNothingRunning    = "nothing_running"
 	CodeInternal          = "internal_error"
 )
