@@ -7,6 +7,8 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"time"
+	"unicode"
 )
 
 // Demo is the offline, deterministic stand-in for a model (CONTRACT section 8). It
@@ -14,12 +16,19 @@ import (
 // "then", and once the results are in it answers from them, citing their execution
 // ids. It never invents a result or an id: everything it says comes from the tool
 // messages in the conversation.
-type Demo struct{}
+type Demo struct {
+	// Pace is the pause between the pieces Stream delivers, so the demo reads
+	// like a model writing; zero delivers them all at once.
+	Pace time.Duration
+}
 
-var _ Provider = (*Demo)(nil)
+var _ Streamer = (*Demo)(nil)
 
-// NewDemo returns the demo model.
-func NewDemo() *Demo { return &Demo{} }
+// DefaultDemoPace is the Pace NewDemo sets: about 65 words a second.
+const DefaultDemoPace = 15 * time.Millisecond
+
+// NewDemo returns the demo model, pacing its streamed answers by DefaultDemoPace.
+func NewDemo() *Demo { return &Demo{Pace: DefaultDemoPace} }
 
 // Model returns "demo", which is how /health labels it.
 func (*Demo) Model() string { return "demo" }
@@ -74,6 +83,44 @@ func (*Demo) Complete(ctx context.Context, req Request) (Message, error) {
 		return msg, nil
 	}
 	return assistant(demoAnswer(results, rounds < len(plan))), nil
+}
+
+// Stream answers like Complete and delivers the answer word by word (each
+// word with the blank space after it), pausing Pace between words.
+func (d *Demo) Stream(ctx context.Context, req Request, onText func(text string)) (Message, error) {
+	msg, err := d.Complete(ctx, req)
+	if err != nil {
+		return Message{}, err
+	}
+	for i, piece := range demoPieces(msg.Content) {
+		if i > 0 {
+			if err := sleep(ctx, d.Pace); err != nil {
+				return Message{}, &Error{Kind: KindCanceled, Message: "the request to the model was canceled before it answered", Cause: err}
+			}
+		}
+		onText(piece)
+	}
+	return msg, nil
+}
+
+// demoPieces cuts text after each run of blank space: "a b\n\nc" gives "a ",
+// "b\n\n", "c". Blank space at the start goes with the first word.
+func demoPieces(text string) []string {
+	var pieces []string
+	start, word, prevBlank := 0, false, false
+	for i, r := range text {
+		blank := unicode.IsSpace(r)
+		if !blank && prevBlank && word {
+			pieces = append(pieces, text[start:i])
+			start, word = i, false
+		}
+		word = word || !blank
+		prevBlank = blank
+	}
+	if start < len(text) {
+		pieces = append(pieces, text[start:])
+	}
+	return pieces
 }
 
 // demoResults reads the tool results of msgs, in the order they ran, and counts

@@ -484,3 +484,22 @@ func BenchmarkParseDemoRequestLong(b *testing.B) {
 		}
 	}
 }
+
+func TestDemoPieces(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"", nil},
+		{"one", []string{"one"}},
+		{"a b\n\nc", []string{"a ", "b\n\n", "c"}},
+		{"  lead and trail  ", []string{"  lead ", "and ", "trail  "}},
+		{"- **x**: `a b`.\n- y", []string{"- ", "**x**: ", "`a ", "b`.\n", "- ", "y"}},
+		{"日本 語", []string{"日本 ", "語"}},
+	}
+	for _, tc := range tests {
+		if got := demoPieces(tc.text); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("demoPieces(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}

@@ -67,3 +67,19 @@ type Provider interface {
 	// Model names the model, as /health shows it ("demo" for the demo model).
 	Model() string
 }
+
+// A Streamer is a Provider that can deliver the reply's text as it is written.
+type Streamer interface {
+	Provider
+	// Stream sends the conversation like Complete and calls onText with each
+	// new piece of the reply's content text, in order, as it arrives (never
+	// with text of a <think> block). It returns the complete message exactly as
+	// Complete would have (content with the think block removed, tool calls
+	// assembled). onText is called from Stream's goroutine; it must not block long.
+	//
+	// When Stream succeeds, the pieces joined equal the returned content. A
+	// <think> block that never closes is, as in Complete, the whole reply, and
+	// is delivered when the reply ends. When Stream fails after pieces were
+	// delivered, the error says so and the pieces are all there is.
+	Stream(ctx context.Context, req Request, onText func(text string)) (Message, error)
+}

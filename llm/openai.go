@@ -132,7 +132,7 @@ func exponentialBackoff(retry int) time.Duration {
 // Complete sends one round and returns the assistant message, retrying transient
 // failures up to MaxRetries times.
 func (p *OpenAI) Complete(ctx context.Context, req Request) (Message, error) {
-	body, err := encodeRequest(p.opts.Model, req, &p.wire)
+	body, err := encodeRequest(p.opts.Model, req, &p.wire, false)
 	if err != nil {
 		return Message{}, err
 	}
@@ -144,14 +144,20 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Message, error) {
 		if !failure.retryable || attempt >= p.opts.MaxRetries {
 			return Message{}, failure.err
 		}
-		wait := failure.retryAfter
-		if wait <= 0 {
-			wait = p.opts.Backoff(attempt + 1)
-		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := p.waitToRetry(ctx, attempt, failure); err != nil {
 			return Message{}, p.canceled(err)
 		}
 	}
+}
+
+// waitToRetry waits before the retry after attempt (0-based): as long as the
+// server asked, or the backoff.
+func (p *OpenAI) waitToRetry(ctx context.Context, attempt int, f *failure) error {
+	wait := f.retryAfter
+	if wait <= 0 {
+		wait = p.opts.Backoff(attempt + 1)
+	}
+	return sleep(ctx, wait)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -191,19 +197,16 @@ func (p *OpenAI) attempt(ctx context.Context, body []byte) (Message, *failure) {
 	actx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
 	var answer *httpAnswer
-	keepErrorBody := option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	watch := option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		res, err := next(r)
 		if err != nil || res == nil || res.StatusCode < 400 {
 			return res, err
 		}
-		body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-		_ = res.Body.Close()
-		res.Body = io.NopCloser(bytes.NewReader(body))
-		answer = &httpAnswer{status: res.StatusCode, body: body, retryAfter: parseRetryAfter(res.Header.Get("Retry-After"))}
+		answer = keepErrorBody(res)
 		return res, nil
 	})
 	completion, err := p.client.Chat.Completions.New(actx, openai.ChatCompletionNewParams{},
-		option.WithRequestBody("application/json", body), keepErrorBody)
+		option.WithRequestBody("application/json", body), watch)
 	if err == nil {
 		msg, convErr := fromCompletion(completion)
 		if convErr != nil {
@@ -212,6 +215,15 @@ func (p *OpenAI) attempt(ctx context.Context, body []byte) (Message, *failure) {
 		return msg, nil
 	}
 	return Message{}, p.classify(ctx, actx, err, answer)
+}
+
+// keepErrorBody reads what the server said with an error status and puts the
+// body back for the SDK.
+func keepErrorBody(res *http.Response) *httpAnswer {
+	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	return &httpAnswer{status: res.StatusCode, body: body, retryAfter: parseRetryAfter(res.Header.Get("Retry-After"))}
 }
 
 func parseRetryAfter(v string) time.Duration {
@@ -422,7 +434,7 @@ func shorten(s string, n int) string {
 // fromCompletion converts the SDK's reply to the provider-neutral assistant message.
 func fromCompletion(c *openai.ChatCompletion) (Message, *Error) {
 	if c == nil || len(c.Choices) == 0 {
-		return Message{}, &Error{Kind: KindBadResponse, Message: "the model answered with no choices: check that llm.base_url points to an OpenAI-compatible chat completions API"}
+		return Message{}, errNoChoices()
 	}
 	m := c.Choices[0].Message
 	out := Message{Role: RoleAssistant, Content: withoutThinking(m.Content)}
@@ -445,6 +457,10 @@ func fromCompletion(c *openai.ChatCompletion) (Message, *Error) {
 		out.ToolCalls = []ToolCall{{ID: "call_1", Name: m.FunctionCall.Name, Arguments: m.FunctionCall.Arguments}}
 	}
 	return out, nil
+}
+
+func errNoChoices() *Error {
+	return &Error{Kind: KindBadResponse, Message: "the model answered with no choices: check that llm.base_url points to an OpenAI-compatible chat completions API"}
 }
 
 // withoutThinking drops the <think>...</think> block that reasoning models

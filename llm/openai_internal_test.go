@@ -222,7 +222,7 @@ func BenchmarkEncodeRequest(b *testing.B) {
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				body, err := encodeRequest("m", req, cache)
+				body, err := encodeRequest("m", req, cache, false)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -259,7 +259,7 @@ func TestEncodeRequestWireFormat(t *testing.T) {
 		`"tools":[{"type":"function","function":{"name":"read_file","description":"reads","parameters":{"type":"object"}}},` +
 		`{"type":"function","function":{"name":"x","parameters":{"properties":{},"type":"object"}}}]}`
 	for round := range 2 { // the second round comes from the cache
-		got, err := encodeRequest("m", req, cache)
+		got, err := encodeRequest("m", req, cache, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +267,7 @@ func TestEncodeRequestWireFormat(t *testing.T) {
 			t.Fatalf("round %d:\n got %s\nwant %s", round, got, want)
 		}
 	}
-	if _, err := encodeRequest("m", Request{Messages: []Message{{Role: "robot"}}}, cache); err == nil {
+	if _, err := encodeRequest("m", Request{Messages: []Message{{Role: "robot"}}}, cache, false); err == nil {
 		t.Error("an unknown role was encoded")
 	}
 }

@@ -189,98 +189,101 @@ func TestOpenAIHonorsRetryAfter(t *testing.T) {
 	}
 }
 
+// openAIErrorCases are failures with the sentence, kind and retries they get;
+// TestOpenAIErrorsStreamed plays them through Stream too.
+var openAIErrorCases = []struct {
+	name     string
+	steps    []llmtest.Step
+	opts     llm.OpenAIOptions // BaseURL and HTTPClient default to srv
+	want     string            // exact sentence; "{URL}" stands for srv.URL()
+	kind     llm.ErrorKind
+	status   int
+	requests int
+}{
+	{
+		name:  "500 every time gives up after the retries",
+		steps: []llmtest.Step{llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`), llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`), llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`)},
+		opts:  llm.OpenAIOptions{MaxRetries: 2},
+		want:  "the model answered 500: CUDA out of memory", kind: llm.KindStatus, status: 500, requests: 3,
+	},
+	{
+		name:  "a connection reset every time gives up after the retries",
+		steps: []llmtest.Step{llmtest.Reset(), llmtest.Reset(), llmtest.Reset()},
+		opts:  llm.OpenAIOptions{MaxRetries: 2},
+		want:  "cannot reach the model at {URL} (connection reset): start the model server or set llm.base_url", kind: llm.KindUnreachable, requests: 3,
+	},
+	{
+		name:  "plain text 500 body is quoted on one line",
+		steps: []llmtest.Step{llmtest.Status(500, "internal\n  error")},
+		want:  "the model answered 500: internal error", kind: llm.KindStatus, status: 500, requests: 1,
+	},
+	{
+		name:  "empty 500 body names the status",
+		steps: []llmtest.Step{llmtest.Status(500, "")},
+		want:  "the model answered 500: Internal Server Error", kind: llm.KindStatus, status: 500, requests: 1,
+	},
+	{
+		name:  "401 is not retried and names the key variable",
+		steps: []llmtest.Step{llmtest.Status(401, `{"error":{"message":"Incorrect API key provided"}}`)},
+		opts:  llm.OpenAIOptions{MaxRetries: 3, KeyEnvVar: "OPENAI_API_KEY"},
+		want:  "the model answered 401: check OPENAI_API_KEY", kind: llm.KindAuth, status: 401, requests: 1,
+	},
+	{
+		name:  "403 uses the configured key variable",
+		steps: []llmtest.Step{llmtest.Status(403, `{"error":"forbidden"}`)},
+		opts:  llm.OpenAIOptions{KeyEnvVar: "AILAB_LLM_API_KEY"},
+		want:  "the model answered 403: check AILAB_LLM_API_KEY", kind: llm.KindAuth, status: 403, requests: 1,
+	},
+	{
+		name:  "ollama model not found",
+		steps: []llmtest.Step{llmtest.Status(404, `{"error":{"message":"model \"qwen2.5:7b-instruct\" not found, try pulling it first","type":"api_error"}}`)},
+		opts:  llm.OpenAIOptions{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5:7b-instruct", MaxRetries: 2},
+		want:  "model qwen2.5:7b-instruct not found at http://127.0.0.1:11434/v1: pull it (ollama pull qwen2.5:7b-instruct) or set llm.model", kind: llm.KindModelNotFound, status: 404, requests: 1,
+	},
+	{
+		name:  "openai model_not_found code",
+		steps: []llmtest.Step{llmtest.Status(404, `{"error":{"message":"The model gpt-9 does not exist or you do not have access to it.","code":"model_not_found"}}`)},
+		opts:  llm.OpenAIOptions{Model: "gpt-9"},
+		want:  "model gpt-9 not found at {URL}: check the name or set llm.model", kind: llm.KindModelNotFound, status: 404, requests: 1,
+	},
+	{
+		name:  "400 saying the model does not exist",
+		steps: []llmtest.Step{llmtest.Status(400, `{"message":"The model x does not exist."}`)},
+		opts:  llm.OpenAIOptions{Model: "x"},
+		want:  "model x not found at {URL}: check the name or set llm.model", kind: llm.KindModelNotFound, status: 400, requests: 1,
+	},
+	{
+		name:  "404 without a model means a wrong base url",
+		steps: []llmtest.Step{llmtest.Status(404, "404 page not found")},
+		want:  "the model server at {URL} has no chat completions endpoint (404): check llm.base_url (it usually ends in /v1)", kind: llm.KindEndpointNotFound, status: 404, requests: 1,
+	},
+	{
+		name:  "other 400 quotes the server",
+		steps: []llmtest.Step{llmtest.Status(400, `{"error":{"message":"tools are not supported by this model"}}`)},
+		opts:  llm.OpenAIOptions{MaxRetries: 2},
+		want:  "the model answered 400: tools are not supported by this model", kind: llm.KindStatus, status: 400, requests: 1,
+	},
+	{
+		name:  "timeout names the limit",
+		steps: []llmtest.Step{llmtest.Stall()},
+		opts:  llm.OpenAIOptions{Timeout: 150 * time.Millisecond, MaxRetries: 2},
+		want:  "the model did not answer within 150ms (llm.timeout): raise llm.timeout or use a smaller model", kind: llm.KindTimeout, requests: 1,
+	},
+	{
+		name:  "no choices",
+		steps: []llmtest.Step{llmtest.Status(200, `{"id":"x","object":"chat.completion","choices":[]}`)},
+		want:  "the model answered with no choices: check that llm.base_url points to an OpenAI-compatible chat completions API", kind: llm.KindBadResponse, requests: 1,
+	},
+	{
+		name:  "2xx that is not JSON",
+		steps: []llmtest.Step{llmtest.Status(200, `<html>hello</html>`)},
+		want:  "the model at {URL} gave an answer that is not an OpenAI-compatible chat completion: check llm.base_url", kind: llm.KindBadResponse, requests: 1,
+	},
+}
+
 func TestOpenAIErrors(t *testing.T) {
 	srv := llmtest.NewServer(t) // steps are added per case
-	tests := []struct {
-		name     string
-		steps    []llmtest.Step
-		opts     llm.OpenAIOptions // BaseURL and HTTPClient default to srv
-		want     string            // exact sentence; "{URL}" stands for srv.URL()
-		kind     llm.ErrorKind
-		status   int
-		requests int
-	}{
-		{
-			name:  "500 every time gives up after the retries",
-			steps: []llmtest.Step{llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`), llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`), llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`)},
-			opts:  llm.OpenAIOptions{MaxRetries: 2},
-			want:  "the model answered 500: CUDA out of memory", kind: llm.KindStatus, status: 500, requests: 3,
-		},
-		{
-			name:  "a connection reset every time gives up after the retries",
-			steps: []llmtest.Step{llmtest.Reset(), llmtest.Reset(), llmtest.Reset()},
-			opts:  llm.OpenAIOptions{MaxRetries: 2},
-			want:  "cannot reach the model at {URL} (connection reset): start the model server or set llm.base_url", kind: llm.KindUnreachable, requests: 3,
-		},
-		{
-			name:  "plain text 500 body is quoted on one line",
-			steps: []llmtest.Step{llmtest.Status(500, "internal\n  error")},
-			want:  "the model answered 500: internal error", kind: llm.KindStatus, status: 500, requests: 1,
-		},
-		{
-			name:  "empty 500 body names the status",
-			steps: []llmtest.Step{llmtest.Status(500, "")},
-			want:  "the model answered 500: Internal Server Error", kind: llm.KindStatus, status: 500, requests: 1,
-		},
-		{
-			name:  "401 is not retried and names the key variable",
-			steps: []llmtest.Step{llmtest.Status(401, `{"error":{"message":"Incorrect API key provided"}}`)},
-			opts:  llm.OpenAIOptions{MaxRetries: 3, KeyEnvVar: "OPENAI_API_KEY"},
-			want:  "the model answered 401: check OPENAI_API_KEY", kind: llm.KindAuth, status: 401, requests: 1,
-		},
-		{
-			name:  "403 uses the configured key variable",
-			steps: []llmtest.Step{llmtest.Status(403, `{"error":"forbidden"}`)},
-			opts:  llm.OpenAIOptions{KeyEnvVar: "AILAB_LLM_API_KEY"},
-			want:  "the model answered 403: check AILAB_LLM_API_KEY", kind: llm.KindAuth, status: 403, requests: 1,
-		},
-		{
-			name:  "ollama model not found",
-			steps: []llmtest.Step{llmtest.Status(404, `{"error":{"message":"model \"qwen2.5:7b-instruct\" not found, try pulling it first","type":"api_error"}}`)},
-			opts:  llm.OpenAIOptions{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5:7b-instruct", MaxRetries: 2},
-			want:  "model qwen2.5:7b-instruct not found at http://127.0.0.1:11434/v1: pull it (ollama pull qwen2.5:7b-instruct) or set llm.model", kind: llm.KindModelNotFound, status: 404, requests: 1,
-		},
-		{
-			name:  "openai model_not_found code",
-			steps: []llmtest.Step{llmtest.Status(404, `{"error":{"message":"The model gpt-9 does not exist or you do not have access to it.","code":"model_not_found"}}`)},
-			opts:  llm.OpenAIOptions{Model: "gpt-9"},
-			want:  "model gpt-9 not found at {URL}: check the name or set llm.model", kind: llm.KindModelNotFound, status: 404, requests: 1,
-		},
-		{
-			name:  "400 saying the model does not exist",
-			steps: []llmtest.Step{llmtest.Status(400, `{"message":"The model x does not exist."}`)},
-			opts:  llm.OpenAIOptions{Model: "x"},
-			want:  "model x not found at {URL}: check the name or set llm.model", kind: llm.KindModelNotFound, status: 400, requests: 1,
-		},
-		{
-			name:  "404 without a model means a wrong base url",
-			steps: []llmtest.Step{llmtest.Status(404, "404 page not found")},
-			want:  "the model server at {URL} has no chat completions endpoint (404): check llm.base_url (it usually ends in /v1)", kind: llm.KindEndpointNotFound, status: 404, requests: 1,
-		},
-		{
-			name:  "other 400 quotes the server",
-			steps: []llmtest.Step{llmtest.Status(400, `{"error":{"message":"tools are not supported by this model"}}`)},
-			opts:  llm.OpenAIOptions{MaxRetries: 2},
-			want:  "the model answered 400: tools are not supported by this model", kind: llm.KindStatus, status: 400, requests: 1,
-		},
-		{
-			name:  "timeout names the limit",
-			steps: []llmtest.Step{llmtest.Stall()},
-			opts:  llm.OpenAIOptions{Timeout: 150 * time.Millisecond, MaxRetries: 2},
-			want:  "the model did not answer within 150ms (llm.timeout): raise llm.timeout or use a smaller model", kind: llm.KindTimeout, requests: 1,
-		},
-		{
-			name:  "no choices",
-			steps: []llmtest.Step{llmtest.Status(200, `{"id":"x","object":"chat.completion","choices":[]}`)},
-			want:  "the model answered with no choices: check that llm.base_url points to an OpenAI-compatible chat completions API", kind: llm.KindBadResponse, requests: 1,
-		},
-		{
-			name:  "2xx that is not JSON",
-			steps: []llmtest.Step{llmtest.Status(200, `<html>hello</html>`)},
-			want:  "the model at {URL} gave an answer that is not an OpenAI-compatible chat completion: check llm.base_url", kind: llm.KindBadResponse, requests: 1,
-		},
-	}
-	for _, tc := range tests {
+	for _, tc := range openAIErrorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(srv.Requests())
 			srv.Add(tc.steps...)

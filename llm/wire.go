@@ -42,15 +42,21 @@ type wireDefinition struct {
 	Parameters  map[string]any `json:"parameters"`
 }
 
-// encodeRequest encodes req as an OpenAI chat completions body for model.
-// The body is assembled by hand around the messages' encodings: encoding/json
-// would validate and compact every one of them again.
-func encodeRequest(model string, req Request, cache *wireCache) ([]byte, error) {
+// encodeRequest encodes req as an OpenAI chat completions body for model,
+// asking for server-sent events when stream is set. The body is assembled by
+// hand around the messages' encodings: encoding/json would validate and
+// compact every one of them again.
+func encodeRequest(model string, req Request, cache *wireCache, stream bool) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(cache.size(req))
 	buf.WriteString(`{"model":`)
 	if err := writeJSON(&buf, model); err != nil {
 		return nil, err
+	}
+	if stream {
+		// Ahead of the messages: the SDK sets "stream" again by searching the
+		// body for the key, and finds it here without scanning the conversation.
+		buf.WriteString(`,"stream":true`)
 	}
 	buf.WriteString(`,"messages":[`)
 	for i, m := range req.Messages {

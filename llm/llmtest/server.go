@@ -84,22 +84,90 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) {
 		s.hangUp(w)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	if step.reply != nil && req.Stream && !step.stream.unstreamed {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+	}
+	// After the defaults, so a test can send a misleading Content-Type.
 	for k, v := range step.header {
 		w.Header().Set(k, v)
 	}
-	if step.reply == nil {
-		w.Header().Set("Content-Type", "application/json")
+	switch {
+	case step.reply == nil:
 		w.WriteHeader(step.status)
 		_, _ = io.WriteString(w, step.body)
+	case req.Stream && !step.stream.unstreamed:
+		s.stream(w, r, req.Model, n, step)
+	default:
+		_ = json.NewEncoder(w).Encode(EncodeReply(req.Model, n, *step.reply))
+	}
+}
+
+// stream writes step's reply as server-sent events, flushing each chunk so
+// the client gets it at once.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, n int, step Step) {
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	chunks := step.stream.chunks(*step.reply)
+	for i, c := range chunks {
+		if step.stream.fails && i == step.stream.failAfter {
+			s.drop(w)
+			return
+		}
+		if i > 0 && !s.pause(r, step.stream.pace) {
+			return
+		}
+		if _, err := w.Write(c.event(model, n, *step.reply, i == 0)); err != nil {
+			s.abort()
+			return
+		}
+		if err := rc.Flush(); err != nil {
+			s.abort()
+			return
+		}
+	}
+	if step.stream.fails {
+		s.drop(w)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(EncodeReply(req.Model, n, *step.reply))
+	_, _ = w.Write(doneEvent)
+}
+
+// pause waits d between chunks; false means the client or server gave up.
+func (s *Server) pause(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+		s.abort()
+		return false
+	case <-s.stalled:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// drop closes the connection in the middle of a response, after what was
+// written so far has gone out, so the client reads every chunk and then an
+// unexpected end of the body.
+func (s *Server) drop(w http.ResponseWriter) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		s.t.Errorf("llmtest: cannot drop the connection: %v", err)
+		return
+	}
+	_ = buf.Flush()
+	_ = conn.Close()
 }
 
 // Aborted returns a channel that receives once for every request whose client
-// gave up (closed the connection) while the server stalled or delayed it, so a
-// test can see that a cancelled turn really aborted its model request.
+// gave up (closed the connection) while the server stalled, delayed or paced
+// it, so a test can see that a cancelled turn really aborted its model request.
 func (s *Server) Aborted() <-chan struct{} { return s.aborted }
 
 // abort records a request its client gave up on.
@@ -173,6 +241,7 @@ type wireRequest struct {
 	Model    string        `json:"model"`
 	Messages []wireMessage `json:"messages"`
 	Tools    []wireTool    `json:"tools"`
+	Stream   bool          `json:"stream"`
 }
 
 type wireMessage struct {
@@ -207,7 +276,7 @@ func DecodeRequest(raw []byte) (Request, error) {
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return Request{}, fmt.Errorf("llmtest: decode chat completions request: %w", err)
 	}
-	req := Request{Model: w.Model, Raw: raw}
+	req := Request{Model: w.Model, Raw: raw, Stream: w.Stream}
 	for i, m := range w.Messages {
 		content, err := decodeContent(m.Content)
 		if err != nil {

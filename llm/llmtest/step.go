@@ -21,6 +21,9 @@ type Request struct {
 	Raw []byte
 	// Authorization is the Authorization header as sent ("" for the in-process Provider).
 	Authorization string
+	// Stream is whether the request asked for the reply as it is written
+	// ("stream": true, or a Stream call on the in-process Provider).
+	Stream bool
 }
 
 // LastUser returns the content of the last user message, or "".
@@ -44,7 +47,8 @@ func (r Request) ToolNames() []string {
 
 // A Step is what the fake does with one request: answer a message, answer an HTTP
 // error status, stall, drop the connection, or decide from the request. Build
-// Steps with Text, Calls, Reply, Status, Stall, Reset and Func.
+// Steps with Text, Pieces, Calls, Reply, Status, Stall, Reset and Func, and
+// shape how a reply is streamed with Chunked, Paced, FailAfter and Unstreamed.
 type Step struct {
 	reply  *llm.Message
 	status int
@@ -54,6 +58,7 @@ type Step struct {
 	delay  time.Duration
 	header map[string]string
 	fn     func(Request) Step
+	stream streaming
 }
 
 // WithHeader returns the step with a response header added (for example
@@ -112,7 +117,9 @@ func Delay(d time.Duration, step Step) Step {
 	return step
 }
 
-// Func decides the step from the decoded request; it may return another Func step.
+// Func decides the step from the decoded request; it may return another Func
+// step. What Chunked, Paced, FailAfter and Unstreamed set on a Func step
+// applies to the step it returns, unless that step sets it itself.
 func Func(fn func(req Request) Step) Step { return Step{fn: fn} }
 
 // resolve runs a Func step against req (nested Funcs are resolved too, up to a
@@ -122,7 +129,9 @@ func (s Step) resolve(req Request) (Step, error) {
 		if depth == 8 {
 			return Step{}, fmt.Errorf("llmtest: Func steps nested more than 8 deep")
 		}
+		outer := s.stream
 		s = s.fn(req)
+		s.stream.inherit(outer)
 	}
 	return s, nil
 }
