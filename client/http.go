@@ -47,6 +47,13 @@ var (
 	ErrModel = errors.New("model error")
 	// ErrServer means the server failed in a way it did not name more precisely.
 	ErrServer = errors.New("server error")
+	// ErrCancelled means the turn was cancelled (POST /sessions/{id}/cancel) before it ended.
+	ErrCancelled = errors.New("turn cancelled")
+	// ErrNothingRunning means a cancel found no running turn in the session: it had ended.
+	ErrNothingRunning = errors.New("nothing running")
+	// ErrStreamEnded means a streamed answer stopped before its final event (done,
+	// approval_required or error), so the turn's outcome is unknown.
+	ErrStreamEnded = errors.New("stream ended early")
 )
 
 // sentinelFor maps an API error code back to its sentinel; the server does the
@@ -73,6 +80,10 @@ func sentinelFor(code string, status int) error {
 		return ErrInvalidConfig
 	case api.CodeModelError:
 		return ErrModel
+	case api.CodeCancelled:
+		return ErrCancelled
+	case api.CodeNothingRunning:
+		return ErrNothingRunning
 	}
 	switch status {
 	case http.StatusUnauthorized:
@@ -88,7 +99,7 @@ func sentinelFor(code string, status int) error {
 // An APIError is an error answer of the server: the sentence it sent for people and
 // the sentinel its code maps to.
 type APIError struct {
-	Status  int    // HTTP status
+	Status  int    // HTTP status; 200 for the error event of a streamed answer
 	Code    string // the contract's snake_case code, may be empty for non-JSON answers
 	Message string // the sentence shown to the user
 	kind    error
@@ -218,30 +229,46 @@ func (c *Client) Trace(ctx context.Context, traceID string) (api.Trace, error) {
 const maxAnswer = 64 << 20
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	resp, err := c.send(ctx, method, path, in, "application/json")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return c.decode(resp, method, path, out)
+}
+
+// send makes one request with in as its JSON body (nil: none) and returns the
+// answer whatever its status; a failure to get one is a transport error.
+func (c *Client) send(ctx context.Context, method, path string, in any, accept string) (*http.Response, error) {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return fmt.Errorf("encode %s %s: %w", method, path, err)
+			return nil, fmt.Errorf("encode %s %s: %w", method, path, err)
 		}
 		body = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, body)
 	if err != nil {
-		return fmt.Errorf("the server URL %q is not valid (%v); pass --server http://HOST:PORT", c.baseURL, err)
+		return nil, fmt.Errorf("the server URL %q is not valid (%v); pass --server http://HOST:PORT", c.baseURL, err)
 	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return c.transportError(err)
+		return nil, c.transportError(err)
 	}
-	defer resp.Body.Close()
+	return resp, nil
+}
+
+// decode reads a JSON answer into out (nil: the body is not needed), or the error
+// an error status stands for.
+func (c *Client) decode(resp *http.Response, method, path string, out any) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
 		return c.transportError(err)
@@ -296,13 +323,15 @@ func isTimeout(err error) bool {
 
 func (c *Client) answerError(status int, data []byte) error {
 	var eb api.ErrorBody
-	e := &APIError{Status: status}
 	if json.Unmarshal(data, &eb) == nil && eb.Error.Message != "" {
-		e.Code, e.Message = eb.Error.Code, eb.Error.Message
-	} else {
-		e.Message = fmt.Sprintf("ai-server answered %d %s", status, http.StatusText(status))
+		return c.apiError(status, eb.Error)
 	}
-	e.kind = sentinelFor(e.Code, status)
+	return c.apiError(status, api.ErrorDetail{Message: fmt.Sprintf("ai-server answered %d %s", status, http.StatusText(status))})
+}
+
+// apiError is the *APIError for an error answer or a stream's error event.
+func (c *Client) apiError(status int, d api.ErrorDetail) *APIError {
+	e := &APIError{Status: status, Code: d.Code, Message: d.Message, kind: sentinelFor(d.Code, status)}
 	if errors.Is(e.kind, ErrUnauthorized) {
 		e.Message = c.refusedToken()
 	}

@@ -36,13 +36,15 @@ type Once struct {
 	In        io.Reader // where ask reads decision lines
 	Out       io.Writer // the answer, and nothing else, so scripts can capture it
 	Prompt    io.Writer // the approval tables and questions of ask
-	Width     int       // columns for the tables; <= 0 means 80
+	Width     int       // the terminal's columns, for the tables and to erase a withdrawn answer; <= 0 means 80
 	// Echo repeats each answer read from In after its question. A terminal shows what
 	// was typed by itself; answers piped in would otherwise leave the questions run
 	// together on one line.
 	Echo bool
-	// OutIsTerminal escapes what could drive the terminal in the printed answer (see
-	// TerminalSafe), as ls does with file names; a pipe gets the answer byte for byte.
+	// OutIsTerminal shows the answer as it streams, erasing text the server withdraws,
+	// and escapes what could drive the terminal in it (see TerminalSafe), as ls does
+	// with file names. A pipe gets the final answer byte for byte, and nothing before:
+	// streamed text may still be withdrawn, and a pipe cannot take it back.
 	OutIsTerminal bool
 }
 
@@ -56,17 +58,22 @@ func (o Once) Run(ctx context.Context, c *Client) error {
 	default:
 		return fmt.Errorf("--approve must be ask, all or none, not %q", o.Approve)
 	}
-	reply, err := c.Chat(ctx, o.Message, o.SessionID)
+	var shown *shownAnswer
+	var on func(Event)
+	if o.OutIsTerminal && !o.JSON {
+		shown = &shownAnswer{w: o.Out, cols: o.Width}
+		on = shown.event
+	}
+	reply, err := c.ChatStream(ctx, o.Message, o.SessionID, on)
 	var ae *APIError
 	if errors.As(err, &ae) && errors.Is(err, ErrApprovalPending) {
 		// The server's sentence points at POST /chat/approve; a script user needs the command.
 		ae.Message = fmt.Sprintf("session %s waits for decisions on earlier tool calls; decide them in `ai-client --session %s`, or leave out --session to start a new one", o.SessionID, o.SessionID)
 	}
-	if err != nil {
-		return err
-	}
 	in := bufio.NewScanner(o.In)
-	for n := 0; reply.ApprovalRequired; n++ {
+	for n := 0; err == nil && reply.ApprovalRequired; n++ {
+		// The questions go to the same terminal: the answer so far keeps its lines.
+		shown.pause()
 		if n >= maxBatches {
 			return fmt.Errorf("the server asked for approval %d times in one turn; stopping (session %s)", n, reply.SessionID)
 		}
@@ -81,9 +88,11 @@ func (o Once) Run(ctx context.Context, c *Client) error {
 				return err
 			}
 		}
-		if reply, err = c.Approve(ctx, b.SessionID, b.Decisions); err != nil {
-			return err
-		}
+		reply, err = c.ApproveStream(ctx, b.SessionID, b.Decisions, on)
+	}
+	if err != nil {
+		shown.pause() // the error is printed on a line of its own
+		return err
 	}
 	if o.JSON {
 		enc := json.NewEncoder(o.Out)
@@ -93,11 +102,10 @@ func (o Once) Run(ctx context.Context, c *Client) error {
 			Validation: reply.Validation, TraceID: reply.TraceID,
 		})
 	}
-	answer := strings.TrimRight(reply.Response, "\n")
-	if o.OutIsTerminal {
-		answer = TerminalSafe(answer)
+	if shown != nil {
+		return shown.finish(reply.Response)
 	}
-	_, err = fmt.Fprintln(o.Out, answer)
+	_, err = fmt.Fprintln(o.Out, strings.TrimRight(reply.Response, "\n"))
 	return err
 }
 

@@ -6,8 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/client"
@@ -190,5 +197,214 @@ func TestOnceRefusesUnknownPolicy(t *testing.T) {
 	err := client.Once{Message: "x", Approve: "maybe"}.Run(context.Background(), client.New("http://127.0.0.1:1", "", nil))
 	if err == nil || !strings.Contains(err.Error(), "ask, all or none") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A chunk is one write to stdout and when it came.
+type chunk struct {
+	at   time.Time
+	text string
+}
+
+// chunkWriter records each write; the first one closes first.
+type chunkWriter struct {
+	mu     sync.Mutex
+	chunks []chunk
+	once   sync.Once
+	first  chan struct{}
+}
+
+func newChunkWriter() *chunkWriter { return &chunkWriter{first: make(chan struct{})} }
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.chunks = append(w.chunks, chunk{time.Now(), string(p)})
+	w.mu.Unlock()
+	w.once.Do(func() { close(w.first) })
+	return len(p), nil
+}
+
+func (w *chunkWriter) all() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var sb strings.Builder
+	for _, c := range w.chunks {
+		sb.WriteString(c.text)
+	}
+	return sb.String()
+}
+
+// On a terminal the answer's first words are on stdout while the turn still runs:
+// the server holds the rest back until it has seen them written.
+func TestOnceStreamsToATerminalAsItComes(t *testing.T) {
+	out := newChunkWriter()
+	srv := clienttest.New(t, clienttest.Final("s_1", "Hello world."))
+	gate, timedOut := make(chan struct{}), false
+	go func() {
+		select {
+		case <-out.first:
+		case <-time.After(5 * time.Second):
+			timedOut = true
+		}
+		close(gate)
+	}()
+	srv.Stream(clienttest.Round(1), clienttest.Text("Hello "), clienttest.Until(gate), clienttest.Pause(30*time.Millisecond), clienttest.Text("world."))
+	o := client.Once{Message: "hi", Approve: client.ApproveNone, Out: out, OutIsTerminal: true}
+	if err := o.Run(context.Background(), client.New(srv.URL, clienttest.Token, nil)); err != nil {
+		t.Fatal(err)
+	}
+	<-gate
+	if timedOut {
+		t.Fatal("nothing reached stdout before the turn ended")
+	}
+	if out.all() != "Hello world.\n" {
+		t.Fatalf("stdout = %q", out.all())
+	}
+	c := out.chunks
+	if len(c) < 2 || c[0].text != "Hello " || !strings.HasPrefix(c[1].text, "world.") || c[1].at.Sub(c[0].at) < 30*time.Millisecond {
+		t.Fatalf("writes = %+v, want \"Hello \" at least 30ms before \"world.\"", c)
+	}
+}
+
+// A pipe gets the final answer in one write and nothing before it, so withdrawn
+// text never reaches a script.
+func TestOncePipeGetsOnlyTheFinalAnswer(t *testing.T) {
+	out := newChunkWriter()
+	srv := clienttest.New(t, clienttest.Final("s_1", "It says yes."))
+	srv.Stream(clienttest.Round(1), clienttest.Text("It says no."), clienttest.Retract("the reply failed validation"), clienttest.Round(2), clienttest.Text("It says yes."))
+	o := client.Once{Message: "hi", Approve: client.ApproveNone, Out: out}
+	if err := o.Run(context.Background(), client.New(srv.URL, clienttest.Token, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.chunks) != 1 || out.chunks[0].text != "It says yes.\n" {
+		t.Fatalf("writes = %+v", out.chunks)
+	}
+}
+
+// screen is a small terminal: it wraps at its width as xterm does (the cursor waits
+// at the margin until the next character), and knows the moves shownAnswer makes.
+type screen struct {
+	cols     int
+	rows     [][]rune
+	row, col int
+}
+
+// put writes r, w cells wide; the cell after a wide character holds 0.
+func (s *screen) put(r rune, w int) {
+	if s.col+w > s.cols {
+		s.row, s.col = s.row+1, 0
+	}
+	for len(s.rows) <= s.row {
+		s.rows = append(s.rows, nil)
+	}
+	line := s.rows[s.row]
+	for len(line) < s.col+w {
+		line = append(line, ' ')
+	}
+	line[s.col] = r
+	if w == 2 {
+		line[s.col+1] = 0
+	}
+	s.rows[s.row] = line
+	s.col += w
+}
+
+func (s *screen) run(t *testing.T, out string) string {
+	re := regexp.MustCompile(`^\x1b\[(\d*)([ACJ])`)
+	for i := 0; i < len(out); {
+		if m := re.FindStringSubmatch(out[i:]); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			switch m[2] {
+			case "A":
+				s.row = max(0, s.row-n)
+			case "C":
+				s.col = min(s.cols-1, s.col+n)
+			case "J":
+				if s.row < len(s.rows) {
+					if s.col < len(s.rows[s.row]) {
+						s.rows[s.row] = s.rows[s.row][:s.col]
+					}
+					s.rows = s.rows[:s.row+1]
+				}
+			}
+			i += len(m[0])
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(out[i:])
+		i += size
+		switch r {
+		case '\r':
+			s.col = 0
+		case '\n':
+			s.row, s.col = s.row+1, 0
+		case '\x1b':
+			t.Fatalf("unknown escape in %q", out[i-1:])
+		default:
+			s.put(r, ansi.StringWidth(string(r)))
+		}
+	}
+	var lines []string
+	for _, l := range s.rows {
+		lines = append(lines, strings.TrimRight(strings.ReplaceAll(string(l), "\x00", ""), " "))
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+}
+
+// Withdrawn text leaves the terminal, even when it wrapped over several rows and
+// began in the middle of one; the final answer is what stays.
+func TestOnceErasesWithdrawnTextOnATerminal(t *testing.T) {
+	tests := []struct {
+		name     string
+		response string
+		beats    []clienttest.Beat
+		want     string
+	}{
+		{"retract in the middle of a row", "Intro text that wraps final words.",
+			[]clienttest.Beat{clienttest.Round(1), clienttest.Text("Intro text "), clienttest.Text("that wraps "),
+				clienttest.Round(2), clienttest.Text("a claim that is withdrawn over rows"),
+				clienttest.Retract("the reply failed validation"), clienttest.Round(3), clienttest.Text("final words.")},
+			"Intro text t\nhat wraps fi\nnal words."},
+		{"the note stands until text comes", "",
+			[]clienttest.Beat{clienttest.Round(1), clienttest.Text("withdrawn"), clienttest.Retract("tools"), clienttest.Round(2), clienttest.Hangup()},
+			""}, // the error comes instead, on a line the note no longer holds
+		{"a final answer unlike the stream replaces it", "The tool results could not be verified.",
+			[]clienttest.Beat{clienttest.Round(1), clienttest.Text("Something else entirely, long enough to wrap.")},
+			"The tool res\nults could n\not be verifi\ned."},
+		{"a wide character that does not fit wraps early", "12345678901界界ok",
+			[]clienttest.Beat{clienttest.Round(1), clienttest.Text("12345678901界界"), clienttest.Round(2), clienttest.Text("no"), clienttest.Retract("x"), clienttest.Round(3), clienttest.Text("ok")},
+			"12345678901\n界界ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := clienttest.New(t, clienttest.Final("s_1", tt.response))
+			srv.Stream(tt.beats...)
+			var out bytes.Buffer
+			o := client.Once{Message: "hi", Approve: client.ApproveNone, Out: &out, OutIsTerminal: true, Width: 12}
+			err := o.Run(context.Background(), client.New(srv.URL, clienttest.Token, nil))
+			if tt.response == "" {
+				if !errors.Is(err, client.ErrStreamEnded) {
+					t.Fatalf("err = %v", err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got := (&screen{cols: 12}).run(t, out.String()); got != tt.want {
+				t.Fatalf("screen:\n%s\nwant:\n%s\n(bytes %q)", got, tt.want, out.String())
+			}
+		})
+	}
+}
+
+// --json prints only the final ChatResponse, even on a terminal where text streams.
+func TestOnceJSONOnATerminalPrintsOnlyTheResponse(t *testing.T) {
+	srv := clienttest.New(t, clienttest.Final("s_1", "All done."))
+	var out bytes.Buffer
+	o := client.Once{Message: "hi", Approve: client.ApproveNone, JSON: true, Out: &out, OutIsTerminal: true}
+	if err := o.Run(context.Background(), client.New(srv.URL, clienttest.Token, nil)); err != nil {
+		t.Fatal(err)
+	}
+	var got api.ChatResponse
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Response != "All done." {
+		t.Fatalf("stdout %q: %v", out.String(), err)
 	}
 }

@@ -1,11 +1,14 @@
 // Package clienttest is a scripted stand-in for ai-server that answers in the
-// contract's shapes (CONTRACT section 4), for the tests of client, client/tui and
-// cmd/ai-client. It checks the token and the approval rules the real server enforces
-// (decisions must name exactly the pending calls; nothing pending is 409) so client
-// bugs show up here. It must never be used outside tests.
+// contract's shapes (CONTRACT sections 4 and 10), for the tests of client, client/tui
+// and cmd/ai-client. It checks the token and the approval rules the real server
+// enforces (decisions must name exactly the pending calls; nothing pending is 409) so
+// client bugs show up here. A request that asks for a stream gets server-sent events:
+// scripted ones (Stream), or by default ones made from the scripted reply. It must
+// never be used outside tests.
 package clienttest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -35,6 +38,13 @@ type Server struct {
 	preset    string
 	chats     []api.ChatRequest
 	approvals []api.ApproveRequest
+	scripts   [][]Beat
+	running   map[string]context.CancelFunc // streams under way, by session
+	cancels   []string
+
+	// NoStreaming makes the server answer every request in JSON, as a server from
+	// before streaming does, whatever the request asks for.
+	NoStreaming bool
 
 	// Sessions, Details and Traces answer the read endpoints; tests fill them before use.
 	Sessions []api.SessionSummary
@@ -46,7 +56,7 @@ type Server struct {
 // New starts a Server that will answer the given turns: the first to POST /chat, the
 // rest to POST /chat/approve (or later chats), one each.
 func New(t testing.TB, turns ...api.TurnReply) *Server {
-	s := &Server{turns: turns, preset: "strict", Model: "test-model",
+	s := &Server{turns: turns, preset: "strict", Model: "test-model", running: map[string]context.CancelFunc{},
 		Details: map[string]api.SessionDetail{}, Traces: map[string]api.Trace{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -83,48 +93,73 @@ func (s *Server) Preset() string {
 	return s.preset
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+// Cancels returns the sessions named by POST /sessions/{id}/cancel so far.
+func (s *Server) Cancels() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return slices.Clone(s.cancels)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	stream := s.handle(w, r)
+	s.mu.Unlock()
+	// Outside the lock: a stream may last, and a cancel must get through meanwhile.
+	if stream != nil {
+		stream()
+	}
+}
+
+// handle answers r, or returns the streamed answer to send once the lock is released.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) (stream func()) {
 	if r.URL.Path == "/health" {
 		writeJSON(w, 200, api.Health{Status: "ok", Version: "test", Model: s.Model})
-		return
+		return nil
 	}
 	if r.Header.Get("Authorization") != "Bearer "+Token {
 		fail(w, 401, api.CodeUnauthorized, "missing or wrong bearer token.")
-		return
+		return nil
 	}
 	switch {
 	case r.Method == "POST" && r.URL.Path == "/chat":
 		var req api.ChatRequest
 		if json.NewDecoder(r.Body).Decode(&req) != nil || req.Message == "" {
 			fail(w, 400, api.CodeInvalidRequest, "message is required.")
-			return
+			return nil
 		}
 		s.chats = append(s.chats, req)
 		s.calls++
-		s.answer(w)
+		return s.answer(w, r, req.Stream)
 	case r.Method == "POST" && r.URL.Path == "/chat/approve":
 		var req api.ApproveRequest
 		if json.NewDecoder(r.Body).Decode(&req) != nil {
 			fail(w, 400, api.CodeInvalidRequest, "bad body.")
-			return
+			return nil
 		}
 		s.approvals = append(s.approvals, req)
 		s.calls++
 		if s.calls == s.failAt {
-			s.answer(w)
-			return
+			return s.answer(w, r, req.Stream)
 		}
 		if len(s.pending) == 0 {
 			fail(w, 409, api.CodeNoPendingApproval, "session "+req.SessionID+" has no pending approval.")
-			return
+			return nil
 		}
 		if !sameIDs(s.pending, req.Decisions) {
 			fail(w, 400, api.CodeInvalidDecisions, "decisions do not name exactly the pending tool calls.")
-			return
+			return nil
 		}
-		s.answer(w)
+		return s.answer(w, r, req.Stream)
+	case r.Method == "POST" && strings.HasPrefix(r.URL.Path, "/sessions/") && strings.HasSuffix(r.URL.Path, "/cancel"):
+		id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/sessions/"), "/cancel")
+		s.cancels = append(s.cancels, id)
+		cancel, ok := s.running[id]
+		if !ok {
+			fail(w, 409, api.CodeNothingRunning, "session "+id+" has no running turn.")
+			return nil
+		}
+		cancel()
+		w.WriteHeader(http.StatusNoContent)
 	case r.Method == "GET" && r.URL.Path == "/config":
 		writeJSON(w, 200, s.config())
 	case r.Method == "PUT" && r.URL.Path == "/config/safety":
@@ -132,7 +167,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewDecoder(r.Body).Decode(&u)
 		if !slices.Contains([]string{"strict", "moderate", "minimal", "custom"}, u.Preset) {
 			fail(w, 400, api.CodeInvalidConfig, fmt.Sprintf("unknown preset %q; use strict, moderate, minimal or custom.", u.Preset))
-			return
+			return nil
 		}
 		s.preset = u.Preset
 		writeJSON(w, 200, s.config())
@@ -142,7 +177,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		id := strings.TrimPrefix(r.URL.Path, "/sessions/")
 		if _, ok := s.Details[id]; !ok {
 			fail(w, 404, api.CodeSessionNotFound, "no session with that id.")
-			return
+			return nil
 		}
 		delete(s.Details, id)
 		w.WriteHeader(http.StatusNoContent)
@@ -150,34 +185,53 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		d, ok := s.Details[strings.TrimPrefix(r.URL.Path, "/sessions/")]
 		if !ok {
 			fail(w, 404, api.CodeSessionNotFound, "no session with that id.")
-			return
+			return nil
 		}
 		writeJSON(w, 200, d)
 	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/traces/"):
 		tr, ok := s.Traces[strings.TrimPrefix(r.URL.Path, "/traces/")]
 		if !ok {
 			fail(w, 404, api.CodeNotFound, "no trace with that id.")
-			return
+			return nil
 		}
 		writeJSON(w, 200, tr)
 	default:
 		fail(w, 404, api.CodeNotFound, "no such endpoint.")
 	}
+	return nil
 }
 
-func (s *Server) answer(w http.ResponseWriter) {
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, stream bool) func() {
 	if s.failNext != nil && s.calls == s.failAt {
 		writeJSON(w, s.failCode, s.failNext)
-		return
+		return nil
 	}
 	if len(s.turns) == 0 {
 		fail(w, 500, api.CodeInternal, "the test script has no more turns.")
-		return
+		return nil
 	}
 	t := s.turns[0]
 	s.turns = s.turns[1:]
 	s.pending = t.ToolsPending
-	writeJSON(w, 200, t)
+	if wants := stream || strings.Contains(r.Header.Get("Accept"), "text/event-stream"); !wants || s.NoStreaming {
+		writeJSON(w, 200, t)
+		return nil
+	}
+	beats := defaultBeats(t)
+	if len(s.scripts) > 0 {
+		beats, s.scripts = s.scripts[0], s.scripts[1:]
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	s.running[t.SessionID] = cancel
+	return func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.running, t.SessionID)
+			s.mu.Unlock()
+			cancel()
+		}()
+		sendStream(w, r.Context(), ctx, t, beats)
+	}
 }
 
 func (s *Server) config() map[string]any {

@@ -19,6 +19,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/ailab/ai-lab/client"
 	"github.com/ailab/ai-lab/client/tui"
@@ -157,11 +158,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		once := client.Once{
 			Message: o.message, SessionID: o.session, Approve: o.approve, JSON: o.json,
 			In: stdin, Out: stdout, Prompt: stderr, Echo: !isTerminal(stdin), OutIsTerminal: isTerminal(stdout),
+			Width: terminalWidth(stdout),
 		}
 		if err := once.Run(ctx, c.Client); err != nil {
 			if ctx.Err() != nil {
-				// Not the transport's "Post …: interrupt signal received".
-				err = errors.New("interrupted before the answer came; the server may still finish the turn")
+				// Not the transport's "Post …: interrupt signal received". Closing the
+				// connection cancels the turn (CONTRACT sections 9 and 10).
+				err = errors.New("interrupted before the answer came; the turn was cancelled")
 			}
 			fmt.Fprintln(stderr, "ai-client:", err)
 			return exitFailure
@@ -179,6 +182,19 @@ func isTerminal(stream any) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// terminalWidth is the columns of stream when it is a terminal, else 0.
+func terminalWidth(stream any) int {
+	f, ok := stream.(*os.File)
+	if !ok || !isTerminal(f) {
+		return 0
+	}
+	w, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return w
 }
 
 // connection is a Client and, under --demo, the in-process server to stop.

@@ -131,7 +131,7 @@ func TestRunInterrupted(t *testing.T) {
 	}()
 	var out, errb bytes.Buffer
 	code := run([]string{"--server", srv.URL, "--token", "x", "-p", "hi"}, strings.NewReader(""), &out, &errb, env(nil))
-	want := "ai-client: interrupted before the answer came; the server may still finish the turn\n"
+	want := "ai-client: interrupted before the answer came; the turn was cancelled\n"
 	if code != 1 || errb.String() != want {
 		t.Fatalf("exit %d, stderr %q; want 1 and %q", code, errb.String(), want)
 	}
