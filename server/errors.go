@@ -34,6 +34,8 @@ var (
 	// ErrCancelled is a turn that ended before its answer: its client went away
 	// or it was cancelled.
 	ErrCancelled = errors.New("turn cancelled")
+	// ErrNothingRunning is a cancel for a session with no turn running.
+	ErrNothingRunning = errors.New("nothing running")
 )
 
 // statusOf maps an error to its API code and HTTP status: the one place they are paired.
@@ -61,6 +63,8 @@ func statusOf(err error) (code string, status int) {
 		return api.CodeModelError, http.StatusBadGateway
 	case errors.Is(err, ErrCancelled):
 		return api.CodeCancelled, http.StatusConflict
+	case errors.Is(err, ErrNothingRunning):
+		return api.CodeNothingRunning, http.StatusConflict
 	default:
 		return api.CodeInternal, http.StatusInternalServerError
 	}

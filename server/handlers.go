@@ -66,7 +66,7 @@ func (s *Server) chat(c *gin.Context) {
 	}
 	defer r.reg.done()
 	r.append(llm.Message{Role: llm.RoleUser, Content: req.Message})
-	s.answer(c, r, nil)
+	s.answer(c, r, nil, wantsStream(c.Request, req.Stream))
 }
 
 // approve continues a paused turn with the user's decisions: POST /chat/approve.
@@ -111,7 +111,7 @@ func (s *Server) approve(c *gin.Context) {
 		return
 	}
 	defer r.reg.done()
-	s.answer(c, r, decisions)
+	s.answer(c, r, decisions, wantsStream(c.Request, req.Stream))
 }
 
 // checkDecisions accepts decisions that name exactly the pending calls, once each.
@@ -164,8 +164,14 @@ func (s *Server) resume(c *gin.Context, held *heldSession, t *turn) (*turnRun, e
 		cfg: s.cfg.Load(), reg: ts, t: t, saved: held.history, reads: map[string]string{}}, nil
 }
 
-// answer runs the turn and writes its reply in the right shape.
-func (s *Server) answer(c *gin.Context, r *turnRun, decisions map[string]api.Decision) {
+// answer runs the turn and writes its reply in the right shape: one JSON
+// answer, or the turn's events as they happen when stream is set.
+func (s *Server) answer(c *gin.Context, r *turnRun, decisions map[string]api.Decision, stream bool) {
+	if stream {
+		s.answerStream(c, r, decisions)
+		return
+	}
+	r.ev = noEvents{}
 	reply, err := r.run(decisions)
 	if err != nil {
 		s.fail(c, err)
@@ -178,6 +184,46 @@ func (s *Server) answer(c *gin.Context, r *turnRun, decisions map[string]api.Dec
 	}
 	c.JSON(http.StatusOK, api.ChatResponse{SessionID: reply.SessionID, Response: reply.Response,
 		ToolsUsed: reply.ToolsUsed, Validation: reply.Validation, TraceID: reply.TraceID})
+}
+
+// answerStream runs the turn with its events sent as server-sent events; the
+// stream ends with approval_required, done or error (CONTRACT section 10).
+func (s *Server) answerStream(c *gin.Context, r *turnRun, decisions map[string]api.Decision) {
+	sse := startSSE(c.Writer, s.pingEvery)
+	r.ev = sse
+	sse.emit(api.EventTurn, api.TurnEvent{SessionID: r.session, TraceID: r.t.TraceID})
+	reply, err := r.run(decisions)
+	switch {
+	case err != nil:
+		_, b := body(err)
+		if store.Damaged(err) {
+			b.Error.Message = store.DamagedAdvice(s.dbPath)
+		}
+		if b.Error.Code == api.CodeInternal {
+			s.logger(c).Error("streamed turn failed", "err", err)
+		}
+		sse.finish(api.EventError, b.Error)
+	case reply.ApprovalRequired:
+		sse.finish(api.EventApprovalRequired, api.ApprovalRequiredResponse{ApprovalRequired: true, SessionID: reply.SessionID,
+			ToolsPending: reply.ToolsPending, Message: reply.Message})
+	default:
+		sse.finish(api.EventDone, api.ChatResponse{SessionID: reply.SessionID, Response: reply.Response,
+			ToolsUsed: reply.ToolsUsed, Validation: reply.Validation, TraceID: reply.TraceID})
+	}
+}
+
+// cancel stops the turn running on a session: POST /sessions/{id}/cancel.
+func (s *Server) cancel(c *gin.Context) {
+	id := c.Param("id")
+	if s.running.cancel(id) {
+		c.JSON(http.StatusOK, gin.H{"session_id": id, "cancelled": true})
+		return
+	}
+	if _, err := s.store.Session(c.Request.Context(), id); err != nil {
+		s.fail(c, s.sessionErr(id, err))
+		return
+	}
+	s.fail(c, failf(ErrNothingRunning, "session %s has no turn running on this server; there is nothing to cancel", id))
 }
 
 func (s *Server) sessions(c *gin.Context) {

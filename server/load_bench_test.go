@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -186,4 +187,54 @@ func BenchmarkLongSession(b *testing.B) {
 	b.ReportMetric(float64(e.Microseconds())/1000, "turn10-ms")
 	b.ReportMetric(float64(l.Microseconds())/1000, "turn1000-ms")
 	b.ReportMetric(float64(l)/float64(e), "ratio")
+}
+
+// BenchmarkFirstToken measures the time from the model writing its first
+// piece of text (a whole sentence of prose, which may be shown at once) to the
+// client reading the first token event of the stream, over loopback through
+// the real provider, and reports its p50 and p99.
+func BenchmarkFirstToken(b *testing.B) {
+	var sent atomic.Int64 // unix nanos when the fake flushed its first chunk
+	chunk := func(text string) string {
+		c, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "fake",
+			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": text}}}})
+		return "data: " + string(c) + "\n\n"
+	}
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, chunk("The weather is fine today. "))
+		sent.Store(time.Now().UnixNano())
+		w.(http.Flusher).Flush()
+		time.Sleep(20 * time.Millisecond)
+		io.WriteString(w, chunk("Enjoy it."))
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	b.Cleanup(model.Close)
+	url, token := benchServer(b, model.URL+"/v1")
+	var lat []time.Duration
+	for b.Loop() {
+		body, _ := json.Marshal(api.ChatRequest{Message: "how is the weather?", Stream: true})
+		req, _ := http.NewRequest("POST", url+"/chat", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := benchClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(resp.Body)
+		first := true
+		for sc.Scan() {
+			if first && sc.Text() == "event: token" {
+				lat = append(lat, time.Since(time.Unix(0, sent.Load())))
+				first = false
+			}
+		}
+		resp.Body.Close()
+		if first {
+			b.Fatal("no token event")
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds())/1000, "first-token-p50-ms")
+	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds())/1000, "first-token-p99-ms")
 }

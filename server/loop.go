@@ -13,6 +13,7 @@ import (
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/server/holdback"
 	"github.com/ailab/ai-lab/server/verify"
 	"github.com/ailab/ai-lab/store"
 	"github.com/ailab/ai-lab/tools"
@@ -110,6 +111,41 @@ type turnRun struct {
 	// fresh is set while the round being executed was planned by this request
 	// (no call of it can have run before).
 	fresh bool
+	// ev gets the turn's events; shown is the answer text it was sent since
+	// the last round began or was withdrawn.
+	ev    eventSink
+	shown strings.Builder
+}
+
+// say streams answer text that may be shown now.
+func (r *turnRun) say(text string) {
+	if text == "" {
+		return
+	}
+	r.shown.WriteString(text)
+	r.ev.emit(api.EventToken, api.TokenEvent{Text: text})
+}
+
+// withdraw retracts the text streamed since the last round, if any.
+func (r *turnRun) withdraw(reason string) {
+	if r.shown.Len() == 0 {
+		return
+	}
+	r.shown.Reset()
+	r.ev.emit(api.EventRetract, api.RetractEvent{Reason: reason})
+}
+
+// settle makes the streamed text equal the answer: what was shown stays when
+// the answer goes on from it, and the rest follows; otherwise it is withdrawn
+// and the answer sent whole (a fallback the server wrote, or a provider that
+// does not stream).
+func (r *turnRun) settle(answer string) {
+	shown := r.shown.String()
+	if !strings.HasPrefix(answer, shown) {
+		r.withdraw("the answer differs from the text streamed so far")
+		shown = ""
+	}
+	r.say(answer[len(shown):])
 }
 
 // newTurn starts the state of a new user turn.
@@ -215,6 +251,7 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 			}
 			if len(issues) > 0 && r.t.Retries < r.cfg.Tracking.MaxValidationRetries {
 				r.t.Retries++
+				r.withdraw("the reply failed validation; the model is asked again")
 				r.markRound(roundID, "reply failed validation: "+joinIssues(issues))
 				msg.Origin = llm.OriginRefused
 				r.append(msg, llm.Message{Role: llm.RoleUser, Content: verify.RepromptMessage(issues), Origin: llm.OriginReprompt})
@@ -233,6 +270,7 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 			}
 			return r.finish(msg.Content, nil)
 		}
+		r.withdraw("the model called tools; its text so far is not the answer")
 		r.t.Rounds++
 		r.append(msg)
 		if stop := r.repeated(calls); stop != "" {
@@ -262,6 +300,9 @@ func (r *turnRun) pause() (api.TurnReply, error) {
 		return api.TurnReply{}, err
 	}
 	p := r.t.pending()
+	for _, c := range p {
+		r.ev.emit(api.EventToolCall, api.ToolCallEvent{ToolCallID: c.ToolCallID, ToolName: c.ToolName, Arguments: c.Arguments, NeedsApproval: true})
+	}
 	return api.TurnReply{
 		ApprovalRequired: true,
 		SessionID:        r.session,
@@ -274,7 +315,18 @@ func (r *turnRun) pause() (api.TurnReply, error) {
 func (r *turnRun) complete() (llm.Message, string, error) {
 	req := llm.Request{Messages: r.window(), Tools: r.reg.specs}
 	start := r.s.now()
-	msg, err := r.s.model().Complete(r.ctx, req)
+	r.ev.emit(api.EventRound, api.RoundEvent{Round: r.modelRounds() + 1})
+	var msg llm.Message
+	var err error
+	model := r.s.model()
+	if st, ok := model.(streamer); ok && r.ev.streaming() {
+		// Text streams as the model writes it, except what could be a claim:
+		// that waits for the reply's validation.
+		filter := holdback.New(r.reg.names)
+		msg, err = st.Stream(r.ctx, req, func(piece string) { r.say(filter.Write(piece)) })
+	} else {
+		msg, err = model.Complete(r.ctx, req)
+	}
 	call := api.TraceCall{
 		CallID:     r.nextCallID(),
 		Kind:       api.CallModel,
@@ -292,6 +344,23 @@ func (r *turnRun) complete() (llm.Message, string, error) {
 	msg.Role = llm.RoleAssistant
 	msg.Origin = ""
 	return msg, call.CallID, err
+}
+
+// A streamer is a provider that delivers the reply's text as it is written
+// (llm.Streamer).
+type streamer interface {
+	Stream(ctx context.Context, req llm.Request, onText func(text string)) (llm.Message, error)
+}
+
+// modelRounds counts the model rounds of the turn so far.
+func (r *turnRun) modelRounds() int {
+	n := 0
+	for _, c := range r.t.Trace.Calls {
+		if c.Kind == api.CallModel {
+			n++
+		}
+	}
+	return n
 }
 
 // nextCallID names the next node of the trace.
@@ -562,6 +631,7 @@ func (r *turnRun) recorded(c plannedCall) (string, bool, error) {
 		use.Status, use.Error = api.StatusError, rec.Error
 	}
 	r.t.ToolsUsed = append(r.t.ToolsUsed, use)
+	r.ev.emit(api.EventToolResult, use)
 	r.t.Trace.Calls = append(r.t.Trace.Calls, api.TraceCall{
 		CallID: r.nextCallID(), ParentID: r.t.RoundID, Kind: api.CallTool, ToolName: c.Name, ExecutionID: rec.ExecutionID,
 		Arguments: tracing.MaskArguments(c.Args), StartedAt: rec.StartedAt, DurationMS: rec.DurationMS,
@@ -580,7 +650,9 @@ func (r *turnRun) deny(c plannedCall, feedback string) string {
 	if feedback != "" {
 		msg["feedback"] = feedback
 	}
-	r.t.ToolsUsed = append(r.t.ToolsUsed, api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, Status: api.StatusDenied})
+	use := api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, Status: api.StatusDenied}
+	r.t.ToolsUsed = append(r.t.ToolsUsed, use)
+	r.ev.emit(api.EventToolResult, use)
 	r.t.Trace.Calls = append(r.t.Trace.Calls, api.TraceCall{
 		CallID: r.nextCallID(), ParentID: r.t.RoundID, Kind: api.CallTool, ToolName: c.Name,
 		Arguments: tracing.MaskArguments(c.Args), StartedAt: r.s.now(), Error: deniedByUser,
@@ -608,6 +680,7 @@ func (r *turnRun) runTool(c plannedCall, decision string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("recording the start of %s before it runs: %w", c.Name, err)
 	}
+	r.ev.emit(api.EventToolCall, api.ToolCallEvent{ToolCallID: c.ID, ToolName: c.Name, Arguments: c.Args, NeedsApproval: decision == api.DecisionUser})
 	var result any
 	var runErr error
 	if c.Err != "" {
@@ -656,6 +729,7 @@ func (r *turnRun) runTool(c plannedCall, decision string) (string, error) {
 	r.log.Info("tool run", "tool", c.Name, "execution_id", id, "ok", rec.Completed, "duration_ms", rec.DurationMS, "decision", decision)
 	r.t.ToolsUsed = append(r.t.ToolsUsed, use)
 	r.t.Trace.Calls = append(r.t.Trace.Calls, tc)
+	r.ev.emit(api.EventToolResult, use)
 	return content, nil
 }
 
@@ -745,6 +819,7 @@ func (r *turnRun) finish(reply string, issues []verify.Issue) (api.TurnReply, er
 		return api.TurnReply{}, err
 	}
 	r.s.exportTrace(r.t.Trace)
+	r.settle(reply)
 	return api.TurnReply{
 		SessionID:  r.session,
 		Response:   reply,

@@ -90,6 +90,9 @@ type Options struct {
 	// BodyTimeout bounds how long a client may take to send a request body;
 	// zero means DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// PingInterval is how often an idle event stream gets a ": ping" line;
+	// zero means every 15 s.
+	PingInterval time.Duration
 }
 
 // DefaultBodyTimeout is how long a client may take to send a request body.
@@ -97,17 +100,18 @@ const DefaultBodyTimeout = 30 * time.Second
 
 // A Server answers the API of CONTRACT section 4.
 type Server struct {
-	models   Models
-	store    Store
-	toolbox  Toolbox
-	tokens   func(cfg *config.Config) (string, error)
-	log      *slog.Logger
-	now      func() time.Time
-	exporter *tracing.Exporter
-	owner    store.Owner // this server's name on session leases and ledger starts
-	started  *config.Config
-	dbPath   string
-	bodyWait time.Duration
+	models    Models
+	store     Store
+	toolbox   Toolbox
+	tokens    func(cfg *config.Config) (string, error)
+	log       *slog.Logger
+	now       func() time.Time
+	exporter  *tracing.Exporter
+	owner     store.Owner // this server's name on session leases and ledger starts
+	started   *config.Config
+	dbPath    string
+	bodyWait  time.Duration
+	pingEvery time.Duration
 
 	cfg      atomic.Pointer[config.Config]
 	token    atomic.Pointer[string]
@@ -117,6 +121,7 @@ type Server struct {
 
 	locks     sessionLocks
 	histories histories
+	running   runningTurns
 }
 
 // registryFor remembers which configuration a toolset was built from.
@@ -134,17 +139,18 @@ type providerFor struct {
 // New returns a Server; it builds the tool registry once to fail early on a bad workspace.
 func New(opts Options) (*Server, error) {
 	s := &Server{
-		models:   opts.Models,
-		store:    opts.Store,
-		toolbox:  opts.Toolbox,
-		tokens:   opts.Tokens,
-		log:      opts.Logger,
-		now:      opts.Now,
-		exporter: opts.Exporter,
-		owner:    store.NewOwner(),
-		started:  opts.Config,
-		dbPath:   opts.DatabasePath,
-		bodyWait: opts.BodyTimeout,
+		models:    opts.Models,
+		store:     opts.Store,
+		toolbox:   opts.Toolbox,
+		tokens:    opts.Tokens,
+		log:       opts.Logger,
+		now:       opts.Now,
+		exporter:  opts.Exporter,
+		owner:     store.NewOwner(),
+		started:   opts.Config,
+		dbPath:    opts.DatabasePath,
+		bodyWait:  opts.BodyTimeout,
+		pingEvery: opts.PingInterval,
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -154,6 +160,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.bodyWait <= 0 {
 		s.bodyWait = DefaultBodyTimeout
+	}
+	if s.pingEvery <= 0 {
+		s.pingEvery = pingEvery
 	}
 	s.cfg.Store(opts.Config)
 	tok := opts.Token
@@ -266,6 +275,7 @@ func (s *Server) Handler() http.Handler {
 	a.GET("/sessions", s.sessions)
 	a.GET("/sessions/:id", s.session)
 	a.DELETE("/sessions/:id", s.deleteSession)
+	a.POST("/sessions/:id/cancel", s.cancel)
 	a.GET("/config", s.config)
 	a.PUT("/config/safety", s.putSafety)
 	a.GET("/executions/:id", s.execution)

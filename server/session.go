@@ -62,7 +62,47 @@ func (s *Server) hold(ctx context.Context, id string) (*heldSession, error) {
 	}
 	h.stopped.Add(1)
 	go h.renew()
+	s.running.add(id, h)
 	return h, nil
+}
+
+// errCancelledByUser ends a turn cancelled with POST /sessions/{id}/cancel.
+var errCancelledByUser = errors.New("the user cancelled the turn")
+
+// runningTurns are the sessions whose turn runs on this server, so a cancel
+// can reach them.
+type runningTurns struct {
+	mu    sync.Mutex
+	bySID map[string]*heldSession
+}
+
+func (rt *runningTurns) add(id string, h *heldSession) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.bySID == nil {
+		rt.bySID = map[string]*heldSession{}
+	}
+	rt.bySID[id] = h
+}
+
+func (rt *runningTurns) remove(id string, h *heldSession) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.bySID[id] == h {
+		delete(rt.bySID, id)
+	}
+}
+
+// cancel cancels the session's running turn and reports whether there was one.
+func (rt *runningTurns) cancel(id string) bool {
+	rt.mu.Lock()
+	h := rt.bySID[id]
+	rt.mu.Unlock()
+	if h == nil {
+		return false
+	}
+	h.cancel(errCancelledByUser)
+	return true
 }
 
 // acquire takes the session's lease in the database, polling while another
@@ -114,6 +154,7 @@ func (h *heldSession) renew() {
 // close stops renewing, gives the lease up unless a save already did, and
 // unlocks the session in this process.
 func (h *heldSession) close() {
+	h.s.running.remove(h.id, h)
 	close(h.stop)
 	h.stopped.Wait()
 	if !h.released {
