@@ -77,9 +77,9 @@ type Streamer interface {
 	// Complete would have (content with the think block removed, tool calls
 	// assembled). onText is called from Stream's goroutine; it must not block long.
 	//
-	// When Stream succeeds, the pieces joined equal the returned content. A
-	// <think> block that never closes is, as in Complete, the whole reply, and
-	// is delivered when the reply ends. When Stream fails after pieces were
-	// delivered, the error says so and the pieces are all there is.
+	// When Stream succeeds, the pieces joined equal the returned content; a
+	// <think> block that never closes is, as in Complete, the whole reply and
+	// is delivered when the reply ends. A Stream that fails may have
+	// delivered pieces already: they belong to no message.
 	Stream(ctx context.Context, req Request, onText func(text string)) (Message, error)
 }

@@ -268,6 +268,11 @@ func (p *OpenAI) classify(ctx, actx context.Context, err error, answer *httpAnsw
 			Cause:   err,
 		}}
 	}
+	return p.unreachable(reason, retryable, err)
+}
+
+// unreachable is the failure of a request that got no usable HTTP answer.
+func (p *OpenAI) unreachable(reason string, retryable bool, err error) *failure {
 	hint, ok := tlsHints[reason] // starting a server cannot fix a wrong scheme or an untrusted certificate
 	if !ok {
 		hint = p.startHint() + " or set llm.base_url"

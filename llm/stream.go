@@ -53,6 +53,7 @@ func (p *OpenAI) attemptStream(ctx context.Context, body []byte, emit func(strin
 	defer cancel()
 	var answer *httpAnswer
 	var whole io.ReadCloser // the body, when the server answered one completion instead of events
+	var events *watchedBody // the body, when it is events
 	watch := option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		res, err := next(r)
 		if err != nil || res == nil {
@@ -65,7 +66,10 @@ func (p *OpenAI) attemptStream(ctx context.Context, body []byte, emit func(strin
 		if isWholeCompletion(res) {
 			// The SDK would read a JSON body as an empty event stream.
 			whole, res.Body = res.Body, http.NoBody
+			return res, nil
 		}
+		events = &watchedBody{ReadCloser: res.Body}
+		res.Body = events
 		return res, nil
 	})
 	stream := p.client.Chat.Completions.NewStreaming(actx, openai.ChatCompletionNewParams{},
@@ -92,7 +96,11 @@ func (p *OpenAI) attemptStream(ctx context.Context, body []byte, emit func(strin
 	}
 	a := newStreamAssembler(emit)
 	if err := a.read(stream); err != nil {
-		return Message{}, p.classifyStream(ctx, actx, err, a.chunks > 0)
+		var readErr error
+		if events != nil {
+			readErr = events.err
+		}
+		return Message{}, p.classifyStream(ctx, actx, err, readErr, a.chunks > 0)
 	}
 	msg, convErr := a.message()
 	if convErr != nil {
@@ -151,14 +159,27 @@ func readWholeCompletion(body io.Reader) (Message, error) {
 	return msg, nil
 }
 
-// errStreamEnded marks an event stream that broke off: a connection closed
-// in the middle of the answer reads as a clean or unexpected end of file.
-var errStreamEnded = errors.New("the event stream ended before the answer did")
+// A watchedBody keeps the error that reading the events failed with, so a
+// broken connection is told apart from events that cannot be decoded, which
+// the SDK's stream reports alike.
+type watchedBody struct {
+	io.ReadCloser
+	err error
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
 
 // classifyStream turns a failure while reading events into the user's
-// sentence. Before the first chunk it is Complete's; after it, a broken
-// connection says that the answer broke off, since the model was reachable.
-func (p *OpenAI) classifyStream(ctx, actx context.Context, err error, started bool) *failure {
+// sentence: readErr is the body's own error, if any. Before the first chunk
+// it is Complete's; after it, a broken connection says that the answer broke
+// off, since the model was reachable.
+func (p *OpenAI) classifyStream(ctx, actx context.Context, err, readErr error, started bool) *failure {
 	var se *ssestream.StreamError
 	if errors.As(err, &se) && ctx.Err() == nil {
 		msg := serverMessage(se.Event.Data)
@@ -173,18 +194,19 @@ func (p *OpenAI) classifyStream(ctx, actx context.Context, err error, started bo
 			Cause:   err,
 		}}
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		err = fmt.Errorf("%w: %w", errStreamEnded, err)
-	}
-	if !started || ctx.Err() != nil || actx.Err() != nil || isTimeout(err) {
+	if readErr == nil || ctx.Err() != nil || actx.Err() != nil || isTimeout(readErr) {
 		return p.classify(ctx, actx, err, nil)
 	}
-	reason, retryable := networkReason(err)
+	reason, retryable := networkReason(readErr)
 	switch {
-	case errors.Is(err, errStreamEnded):
-		reason, retryable = "connection closed", true
+	case started && errors.Is(readErr, io.ErrUnexpectedEOF):
+		reason = "connection closed"
 	case reason == "":
-		return p.classify(ctx, actx, err, nil)
+		// An HTTP/2 stream reset, say: no syscall error to name.
+		reason, retryable = "connection lost", true
+	}
+	if !started {
+		return p.unreachable(reason, retryable, err)
 	}
 	return &failure{retryable: retryable, err: &Error{
 		Kind:    KindUnreachable,
@@ -315,8 +337,8 @@ type thinkFilter struct {
 	emit  func(string)
 	state thinkState
 	held  strings.Builder
-	// searched is how much of held is known to hold no "</think>", so a long
-	// block is scanned once.
+	// searched is how much of held is known to hold no "</think>" (inside the
+	// block) or to be blank (before it), so held is scanned once.
 	searched int
 }
 
@@ -345,11 +367,12 @@ func (f *thinkFilter) write(s string) {
 		h := f.held.String()
 		switch f.state {
 		case thinkUndecided:
-			rest := strings.TrimLeft(h, blank)
+			rest := strings.TrimLeft(h[f.searched:], blank)
+			f.searched = len(h) - len(rest)
 			switch {
 			case strings.HasPrefix(rest, thinkOpen):
 				f.state = thinkInside
-				f.searched = len(h) - len(rest) + len(thinkOpen)
+				f.searched += len(thinkOpen)
 				continue
 			case strings.HasPrefix(thinkOpen, rest):
 				return // blank, or "<thi" that may go on to be "<think>"

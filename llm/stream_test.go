@@ -239,6 +239,31 @@ func TestOpenAIStreamFailures(t *testing.T) {
 	}
 }
 
+// TestOpenAIStreamHTTP2Reset: an HTTP/2 stream reset in the middle of the
+// answer, which names no syscall error, still reads as a broken connection.
+func TestOpenAIStreamHTTP2Reset(t *testing.T) {
+	first := llmtest.EncodeStream("m", 1, llm.Message{Content: "Hello"}, 9)
+	first = first[:bytes.Index(first, []byte("\n\n"))+2]
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(first)
+		_ = http.NewResponseController(w).Flush()
+		panic(http.ErrAbortHandler) // resets the stream, leaving the connection up
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL, Model: "m", MaxRetries: 2, Backoff: noWait, HTTPClient: srv.Client()})
+	_, pieces, err := stream(context.Background(), p, hi)
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Kind != llm.KindUnreachable || !strings.Contains(le.Error(), "broke in the middle of its answer (connection lost)") {
+		t.Fatalf("err = %v, want a broken connection", err)
+	}
+	if !reflect.DeepEqual(pieces, []string{"Hello"}) {
+		t.Errorf("pieces = %q", pieces)
+	}
+}
+
 func TestOpenAIStreamCanceled(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Paced(time.Hour, llmtest.Chunked(llmtest.Text("a b c d"), 2)))
 	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m", MaxRetries: 2, Backoff: noWait})
