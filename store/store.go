@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -47,7 +48,12 @@ type Store struct {
 	path  string
 	write *sql.DB
 	read  *sql.DB
+	ckpt  *sql.DB // the checkpointer's connection
 	fresh bool
+
+	stopCkpt  chan struct{}
+	ckptDone  chan struct{}
+	closeOnce sync.Once
 
 	stmts statements
 }
@@ -82,6 +88,9 @@ func Open(path string) (*Store, error) {
 			"journal_mode(WAL)",
 			"synchronous(NORMAL)",
 			"foreign_keys(1)",
+			// Checkpoints (which fsync) run on their own connection in the
+			// background, not inside some request's commit: see checkpoints.
+			"wal_autocheckpoint(0)",
 		},
 		"_txlock": {"immediate"},
 	}))
@@ -124,12 +133,43 @@ func Open(path string) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
 	}
-	st := &Store{path: abs, write: write, read: read, fresh: fresh}
+	ckpt, err := sql.Open("sqlite", dsn(abs, url.Values{"_pragma": {fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS)}}))
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
+	}
+	ckpt.SetMaxOpenConns(1)
+	st := &Store{path: abs, write: write, read: read, ckpt: ckpt, fresh: fresh, stopCkpt: make(chan struct{}), ckptDone: make(chan struct{})}
 	if err := st.prepare(); err != nil {
+		close(st.ckptDone)
 		st.Close()
 		return nil, fmt.Errorf("cannot prepare the state database %s: %w", abs, err)
 	}
+	go st.checkpoints(checkpointEvery)
 	return st, nil
+}
+
+// checkpointEvery is how often the WAL is copied back into the database.
+const checkpointEvery = time.Second
+
+// checkpoints copies the WAL into the database file now and then, on its own
+// connection. SQLite's automatic checkpoint would run inside whichever commit
+// crossed the threshold and fsync there, holding the one write connection (and
+// every turn waiting for it) for as long as a busy disk takes. A PASSIVE
+// checkpoint never waits for readers or writers.
+func (s *Store) checkpoints(every time.Duration) {
+	defer close(s.ckptDone)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopCkpt:
+			return
+		case <-t.C:
+			_, _ = s.ckpt.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		}
+	}
 }
 
 // Path is the database file's absolute path.
@@ -217,7 +257,9 @@ func dsn(abs string, params url.Values) string {
 // Close closes the database; pending writes have already been committed, so a
 // Close after the last call loses nothing.
 func (s *Store) Close() error {
-	return errors.Join(s.stmts.close(), s.read.Close(), s.write.Close())
+	s.closeOnce.Do(func() { close(s.stopCkpt) })
+	<-s.ckptDone
+	return errors.Join(s.stmts.close(), s.read.Close(), s.ckpt.Close(), s.write.Close())
 }
 
 // migrations are the schema steps in order; PRAGMA user_version counts how many a

@@ -421,3 +421,33 @@ func TestErrNotFoundIsWrapped(t *testing.T) {
 		})
 	}
 }
+
+// TestTheWALIsCheckpointedInTheBackground: commits go to the WAL and a
+// background checkpoint copies them into the database file while the store is
+// open (no commit pays for the checkpoint's fsync).
+func TestTheWALIsCheckpointedInTheBackground(t *testing.T) {
+	s, path := openTest(t)
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, "s_1", "t", t0); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(path)
+	var many []json.RawMessage
+	for i := range 500 {
+		many = append(many, json.RawMessage(fmt.Sprintf(`{"role":"user","content":"%d %s"}`, i, strings.Repeat("y", 300))))
+	}
+	if err := s.SaveTurn(ctx, "s_1", many, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		after, _ := os.Stat(path)
+		if after.Size() > before.Size()+100_000 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the database file stayed at %d bytes: the WAL was never checkpointed", after.Size())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
