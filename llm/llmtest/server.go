@@ -16,8 +16,10 @@ import (
 )
 
 // A Server is a scripted OpenAI-compatible HTTP server on loopback. Each
-// POST /v1/chat/completions consumes the next Step of its script; GET /v1/models
-// lists one model. A request beyond the script is answered 500 and fails the test.
+// POST /v1/chat/completions consumes the next Step of its script, answering a
+// reply as one chat completion, or as chat.completion.chunk events when the
+// request has "stream": true (see Chunked); GET /v1/models lists one model. A
+// request beyond the script is answered 500 and fails the test.
 type Server struct {
 	script
 	t         testing.TB
