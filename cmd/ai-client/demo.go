@@ -15,6 +15,10 @@ import (
 	"github.com/ailab/ai-lab/server"
 )
 
+// EnvDemoPace sets the pause between the words the demo model streams (a Go
+// duration; default llm.DefaultDemoPace), to watch the streaming slowly.
+const EnvDemoPace = "AILAB_DEMO_PACE"
+
 // startDemoServer runs ai-server in this process on a free loopback port with the
 // offline demo model, the configured (or default ./workspace) workspace and state
 // directory, and returns its URL and token. stop drains it and closes its database.
@@ -34,7 +38,15 @@ func startDemoServer(ctx context.Context) (url, token string, stop func(), err e
 	}
 	// The TUI owns the terminal: the server's log goes nowhere.
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	app, err := server.Open(ctx, cfg, server.Fixed(llm.NewDemo()), log)
+	demo := llm.NewDemo()
+	if v := os.Getenv(EnvDemoPace); v != "" {
+		pace, err := time.ParseDuration(v)
+		if err != nil || pace < 0 || pace > 10*time.Second {
+			return "", "", nil, fmt.Errorf("%s=%q is not a pause between 0s and 10s such as 200ms", EnvDemoPace, v)
+		}
+		demo.Pace = pace
+	}
+	app, err := server.Open(ctx, cfg, server.Fixed(demo), log)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("cannot start the demo server: %w", err)
 	}
