@@ -119,8 +119,15 @@ func (c *Client) streamBroke(ctx context.Context, path string, err error) error 
 	if ctx.Err() != nil {
 		return ctx.Err() // the caller stopped reading: not the server's doing
 	}
+	const after = "; the turn may not have finished, so look at the session before sending again"
 	if errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: ai-server's answer to POST %s ended before the turn's final event (done, approval_required or error); the turn may not have finished, so look at the session before sending again", ErrStreamEnded, path)
+		return &streamError{"ai-server's answer to POST " + path + " ended before the turn's final event (done, approval_required or error)" + after}
 	}
-	return fmt.Errorf("%w: the answer of ai-server at %s to POST %s broke off (%v); the turn may not have finished, so look at the session before sending again", ErrStreamEnded, c.baseURL, path, err)
+	return &streamError{fmt.Sprintf("the answer of ai-server at %s to POST %s broke off (%v)%s", c.baseURL, path, err, after)}
 }
+
+// A streamError is ErrStreamEnded with the one sentence the user sees.
+type streamError struct{ msg string }
+
+func (e *streamError) Error() string { return e.msg }
+func (e *streamError) Unwrap() error { return ErrStreamEnded }

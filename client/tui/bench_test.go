@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,6 +112,105 @@ func BenchmarkResize(b *testing.B) {
 				m.Update(tea.WindowSizeMsg{Width: 80 + i%2, Height: 24})
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/resize")
+		})
+	}
+}
+
+// answerTokens is a markdown answer of about 5 KB cut into tokens of a few
+// characters, as a model streams it.
+func answerTokens() []string {
+	var sb strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&sb, "## Part %d\n\nThe workspace holds **%d files**; `notes/today.txt` was written by write_file, and the rest were listed.\n\n- first point of part %d\n- second point, a little longer than the first\n- third\n\n", i, i*3, i)
+	}
+	text := sb.String()
+	var out []string
+	for len(text) > 0 {
+		n := min(len(text), 4+len(out)%3)
+		out = append(out, text[:n])
+		text = text[n:]
+	}
+	return out
+}
+
+// streamingModel is historyModel(n) with a turn streaming into it, on a clock the
+// benchmark moves.
+func streamingModel(n int, now *time.Time) (*Model, *turnStream) {
+	m := historyModel(n)
+	m.now = func() time.Time { return *now }
+	s := newTurnStream(m.ctx, false)
+	m.busy, m.live = true, &liveTurn{stream: s}
+	return m, s
+}
+
+func tokenMsg(s *turnStream, text string) TurnMsg {
+	return TurnMsg{stream: s, More: true, Events: []client.Event{{Name: api.EventToken, Token: api.TokenEvent{Text: text}}}}
+}
+
+// BenchmarkStreamFrame measures one frame of a streamed answer at 100 tokens a
+// second: Update with one token, then View. Every fifth frame renders the draft's
+// markdown again (mdEvery is 50 ms); the others add plain text. A new answer starts
+// every 1,000 tokens (about 5 KB), so the draft stays the size of a real one. Besides
+// the mean it reports the 99th percentile, the frames a reader would notice.
+func BenchmarkStreamFrame(b *testing.B) {
+	tokens := answerTokens()
+	for _, n := range []int{10, 2000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			now := epoch
+			m, s := streamingModel(n, &now)
+			frames := make([]time.Duration, 0, b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%len(tokens) == 0 && i > 0 {
+					b.StopTimer()
+					m.live = &liveTurn{stream: s}
+					b.StartTimer()
+				}
+				now = now.Add(10 * time.Millisecond)
+				start := time.Now()
+				m.Update(tokenMsg(s, tokens[i%len(tokens)]))
+				_ = m.View()
+				frames = append(frames, time.Since(start))
+			}
+			b.StopTimer()
+			slices.Sort(frames)
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/frame")
+			b.ReportMetric(float64(frames[len(frames)*99/100].Microseconds())/1000, "p99-ms/frame")
+		})
+	}
+}
+
+// BenchmarkKeystrokeWhileStreaming is BenchmarkKeystroke while an answer streams at
+// 100 tokens a second and the user types ten keys a second: ten token frames go
+// through Update between two keystrokes. ms/keystroke is the keystroke's own
+// Update+View; ms/op includes the token frames.
+func BenchmarkKeystrokeWhileStreaming(b *testing.B) {
+	tokens := answerTokens()
+	for _, n := range []int{10, 2000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			now := epoch
+			m, s := streamingModel(n, &now)
+			keys := []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune{'a'}}, {Type: tea.KeyBackspace}}
+			var keyTime time.Duration
+			t := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for range 10 {
+					if t%len(tokens) == 0 && t > 0 {
+						m.live = &liveTurn{stream: s}
+					}
+					now = now.Add(10 * time.Millisecond)
+					m.Update(tokenMsg(s, tokens[t%len(tokens)]))
+					t++
+				}
+				start := time.Now()
+				m.Update(keys[i%2])
+				_ = m.View()
+				keyTime += time.Since(start)
+			}
+			b.ReportMetric(float64(keyTime.Microseconds())/float64(b.N)/1000, "ms/keystroke")
 		})
 	}
 }

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"context"
+	"time"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ailab/ai-lab/api"
@@ -8,21 +11,25 @@ import (
 
 // The commands below are the only place the TUI does I/O; each answers with one Msg.
 
-func (m *Model) chatCmd(text, session string) tea.Cmd {
+// cancelCmd asks the server to cancel the session's running turn, then closes the
+// turn's stream (which alone would cancel it too, but the server's cancel is the one
+// that names the reason). A turn whose session is not known yet is only closed.
+func (m *Model) cancelCmd(s *turnStream, session string) tea.Cmd {
 	c, ctx := m.c, m.ctx
 	return func() tea.Msg {
-		r, err := c.Chat(ctx, text, session)
-		return TurnMsg{Reply: r, Err: err}
+		defer s.cancel()
+		if session == "" {
+			return CancelMsg{}
+		}
+		ctx, done := context.WithTimeout(ctx, cancelWait)
+		defer done()
+		return CancelMsg{Err: c.Cancel(ctx, session)}
 	}
 }
 
-func (m *Model) approveCmd(session string, d []api.Decision) tea.Cmd {
-	c, ctx := m.c, m.ctx
-	return func() tea.Msg {
-		r, err := c.Approve(ctx, session, d)
-		return TurnMsg{Reply: r, Err: err, decided: true}
-	}
-}
+// cancelWait bounds the wait for the server's answer to a cancel; the stream is
+// closed after it either way.
+const cancelWait = 3 * time.Second
 
 func (m *Model) healthCmd() tea.Cmd {
 	c, ctx := m.c, m.ctx

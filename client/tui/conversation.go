@@ -103,8 +103,10 @@ func (c *conversation) renderEntry(e *entry, width int) string {
 	case kindAssistant:
 		var sb strings.Builder
 		sb.WriteString(c.st.assistant.Render("AI"))
-		sb.WriteString("\n")
-		sb.WriteString(strings.Trim(c.md.render(client.TerminalSafe(e.text), width), "\n"))
+		if e.text != "" { // a cancelled turn may leave only its tool runs
+			sb.WriteString("\n")
+			sb.WriteString(strings.Trim(c.md.render(client.TerminalSafe(e.text), width), "\n"))
+		}
 		for _, t := range e.tools {
 			sb.WriteString("\n")
 			sb.WriteString(c.st.dim.Render(toolLine(t, width)))

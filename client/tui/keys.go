@@ -8,6 +8,7 @@ import (
 // keyMap lists the bindings; the help line shows those of the current mode.
 type keyMap struct {
 	Send, Newline, PageUp, PageDown, Quit, Commands key.Binding
+	Cancel                                          key.Binding // Esc while a turn runs
 	Scroll                                          key.Binding // PageUp and PageDown as one help entry
 	Approve, Deny, ApproveAll, DenyAll, Full        key.Binding
 	Skip, Back, Pick, Move                          key.Binding
@@ -22,6 +23,7 @@ func newKeyMap() keyMap {
 		Scroll:     key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/dn", "scroll")),
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 		Commands:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/help", "commands")),
+		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		Approve:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "approve")),
 		Deny:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
 		ApproveAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve rest")),
@@ -40,7 +42,8 @@ type bindings []key.Binding
 func (b bindings) ShortHelp() []key.Binding  { return b }
 func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
 
-func (k keyMap) forMode(m mode) help.KeyMap {
+// forMode is the help of mode m; busy means a turn runs, which Esc cancels.
+func (k keyMap) forMode(m mode, busy bool) help.KeyMap {
 	switch m {
 	case modeApproval:
 		return bindings{k.Approve, k.Deny, k.ApproveAll, k.DenyAll, k.Full, k.Quit}
@@ -51,6 +54,10 @@ func (k keyMap) forMode(m mode) help.KeyMap {
 	case modePicker:
 		return bindings{k.Move, k.Pick, k.Back, k.Quit}
 	}
-	// Short enough for 80 columns: a cut help line would hide ctrl+c.
+	// Short enough for 80 columns: a cut help line would hide ctrl+c. While a turn
+	// runs, Enter would only be refused, so Esc takes its place.
+	if busy {
+		return bindings{k.Cancel, k.Newline, k.Scroll, k.Commands, k.Quit}
+	}
 	return bindings{k.Send, k.Newline, k.Scroll, k.Commands, k.Quit}
 }

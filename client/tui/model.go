@@ -1,7 +1,9 @@
 // Package tui is the Bubble Tea chat screen of ai-client: one root Model that holds the
 // conversation, the input, the approval screen, the session picker and the status bar.
 // Sub-parts are plain values with methods, not models of their own. Update never does
-// I/O: every server call runs in a tea.Cmd and comes back as one of the XxxMsg types.
+// I/O: every server call runs in a tea.Cmd and comes back as one of the XxxMsg types;
+// a streamed turn comes back as a run of TurnMsgs, each read by a command that Update
+// re-arms after the one before.
 // It must never import server internals; it reaches the server only through client.Client.
 package tui
 
@@ -36,12 +38,25 @@ type Options struct {
 	Demo      bool               // the server runs the offline demo model
 }
 
-// TurnMsg carries the answer of POST /chat or POST /chat/approve.
+// TurnMsg carries a turn of POST /chat or POST /chat/approve as it streams: the
+// events that came since the last TurnMsg, and More while the turn goes on; the last
+// TurnMsg of a turn (More false) carries its answer, Reply or Err. One type serves
+// both so that whatever forwards the TUI's messages (a test driver, a wrapper) needs
+// no new type for streaming, and a JSON answer is simply a last TurnMsg.
 type TurnMsg struct {
-	Reply api.TurnReply
-	Err   error
+	Events []client.Event
+	More   bool
+	Reply  api.TurnReply
+	Err    error
 
-	decided bool // the answer of /chat/approve, so a failure may have left calls pending
+	decided bool        // the answer of /chat/approve, so a failure may have left calls pending
+	stream  *turnStream // where the turn's next TurnMsg comes from
+}
+
+// CancelMsg carries the answer of POST /sessions/{id}/cancel after Esc. The turn's
+// own end still comes as its last TurnMsg.
+type CancelMsg struct {
+	Err error
 }
 
 // HealthMsg carries the answer of GET /health.
@@ -112,6 +127,7 @@ type Model struct {
 	batch   *client.Batch
 	picker  picker
 	busy    bool
+	live    *liveTurn // the turn being streamed; nil when none is
 	started time.Time
 	confirm bool // Ctrl+C pressed once while a turn runs
 
@@ -204,9 +220,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
+		if m.live != nil && m.live.running() {
+			m.refresh() // the run's spinner and seconds are in the conversation
+		}
 		return m, cmd
 	case TurnMsg:
 		return m, m.turn(msg)
+	case draftTickMsg:
+		if m.live != nil && msg.stream == m.live.stream {
+			m.live.ticking = false
+			m.renderDraft(true)
+			m.refresh()
+		}
+		return m, nil
+	case CancelMsg:
+		if msg.Err != nil && !errors.Is(msg.Err, client.ErrNothingRunning) {
+			m.status = "the server did not confirm the cancel (" + msg.Err.Error() + "); the stream was closed, which cancels the turn too"
+		}
+		return m, nil
 	case HealthMsg:
 		if msg.Err != nil {
 			m.status = msg.Err.Error()
@@ -245,9 +276,12 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.confirm = true
 			return m, nil
 		}
-		return m, tea.Quit
+		return m, m.quit()
 	}
 	m.confirm = false
+	if k.Type == tea.KeyEsc && m.mode == modeChat && m.live != nil {
+		return m, m.cancelTurn()
+	}
 	switch m.mode {
 	case modeApproval:
 		return m, m.approvalKey(k)
@@ -304,20 +338,49 @@ func (m *Model) send() tea.Cmd {
 		return m.command(text)
 	}
 	if m.busy {
-		m.status = "the model is still working on the last message; wait for its answer"
+		m.status = "the model is still working on the last message; wait for its answer or press Esc to cancel it"
 		return nil
 	}
 	m.input.Reset()
 	m.conv.add(entry{kind: kindUser, text: text})
 	m.refresh()
-	return m.startTurn(m.chatCmd(text, m.sessionID))
+	c, session := m.c, m.sessionID
+	return m.startTurn(false, func(ctx context.Context, on func(client.Event)) (api.TurnReply, error) {
+		return c.ChatStream(ctx, text, session, on)
+	})
 }
 
-func (m *Model) startTurn(cmd tea.Cmd) tea.Cmd {
+// startTurn shows a turn as running and returns the command that reads it.
+func (m *Model) startTurn(decided bool, read readTurn) tea.Cmd {
 	m.busy = true
 	m.started = m.now()
 	m.status = ""
-	return tea.Batch(cmd, m.spin.Tick)
+	s := newTurnStream(m.ctx, decided)
+	m.live = &liveTurn{stream: s}
+	return tea.Batch(func() tea.Msg {
+		go s.run(read)
+		return s.next()
+	}, m.spin.Tick)
+}
+
+// cancelTurn handles Esc while a turn runs: the server is asked to cancel it and the
+// stream is closed; the turn's last TurnMsg then says how it ended.
+func (m *Model) cancelTurn() tea.Cmd {
+	l := m.live
+	if l.cancelling {
+		return nil
+	}
+	l.cancelling = true
+	m.status = ""
+	return m.cancelCmd(l.stream, m.sessionID)
+}
+
+// quit ends the program; a running turn's stream is closed, which cancels the turn.
+func (m *Model) quit() tea.Cmd {
+	if m.live != nil {
+		m.live.stream.cancel()
+	}
+	return tea.Quit
 }
 
 func (m *Model) command(line string) tea.Cmd {
@@ -362,7 +425,7 @@ func (m *Model) command(line string) tea.Cmd {
 		}
 		return m.traceCmd(m.lastTrace)
 	case "quit", "exit":
-		return tea.Quit
+		return m.quit()
 	default:
 		m.status = fmt.Sprintf("unknown command /%s; /help lists the commands", name)
 	}
@@ -387,12 +450,38 @@ const helpText = `Commands:
 Keys: Enter sends, Alt+Enter or Ctrl+J adds a line, PgUp/PgDn or the mouse wheel scroll.
 Approvals: y approve, n deny (then an optional reason), a approve all remaining, d deny all remaining, Enter = y, ? full arguments.`
 
-// turn applies the answer of a chat or approve call.
+// turn applies a TurnMsg: events while the turn streams, then its answer.
 func (m *Model) turn(msg TurnMsg) tea.Cmd {
-	m.busy, m.confirm = false, false
+	if msg.stream != nil && (m.live == nil || msg.stream != m.live.stream) {
+		return nil // a turn this screen no longer shows
+	}
+	if m.live == nil { // a TurnMsg made without a stream: only an answer
+		m.live = &liveTurn{}
+	}
+	for _, e := range msg.Events {
+		m.apply(e)
+	}
+	if msg.More {
+		tick := m.renderDraft(false)
+		m.refresh()
+		return tea.Batch(msg.stream.next, tick)
+	}
+	live := m.live
+	m.busy, m.confirm, m.live = false, false, nil
+	if live.stream != nil {
+		live.stream.cancel() // the stream has ended; this frees its context
+	}
 	if msg.Err != nil {
 		m.batch = nil
 		m.mode = modeChat
+		if e, ok := live.partial(); ok {
+			m.conv.add(e)
+		}
+		if errors.Is(msg.Err, client.ErrCancelled) || (live.cancelling && errors.Is(msg.Err, context.Canceled)) {
+			m.conv.add(entry{kind: kindNote, text: "Turn cancelled. Tool runs that had ended stay done; the session keeps your message and a note of the cancel."})
+			m.refresh()
+			return nil
+		}
 		// The server's sentences for these two speak of API calls; say what to do here.
 		switch {
 		case errors.Is(msg.Err, client.ErrApprovalPending) && m.sessionID != "":
@@ -414,6 +503,7 @@ func (m *Model) turn(msg TurnMsg) tea.Cmd {
 		m.sessionID = r.SessionID
 	}
 	if r.ApprovalRequired {
+		m.refresh() // without the live turn: the final answer will list its runs
 		m.openBatch(client.NewBatch(r))
 		return nil
 	}
@@ -499,7 +589,10 @@ func (m *Model) maybeSend() tea.Cmd {
 	m.refresh()
 	m.batch = nil
 	m.mode = modeChat
-	return m.startTurn(m.approveCmd(b.SessionID, b.Decisions))
+	c := m.c
+	return m.startTurn(true, func(ctx context.Context, on func(client.Event)) (api.TurnReply, error) {
+		return c.ApproveStream(ctx, b.SessionID, b.Decisions, on)
+	})
 }
 
 func (m *Model) configAnswer(msg ConfigMsg) {
@@ -591,7 +684,7 @@ func (m *Model) showOlder() {
 	}
 	before := m.vp.TotalLineCount()
 	m.conv.showMore()
-	m.vp.SetContent(m.conv.render(m.width))
+	m.vp.SetContent(m.content())
 	m.vp.SetYOffset(m.vp.YOffset + m.vp.TotalLineCount() - before)
 }
 
@@ -605,6 +698,9 @@ func (m *Model) layout(w, h int) {
 	m.argsVP.Width, m.argsVP.Height = m.width, max(1, m.height-4)
 	if m.mode == modeArgs {
 		m.fillArgs() // wrapped for the old width, lines would be cut or leave gaps
+	}
+	if m.live != nil {
+		m.renderDraft(true) // for the new width; it leaves nothing for a later tick
 	}
 	m.refresh()
 }
@@ -628,15 +724,28 @@ func (m *Model) fitViewport() {
 // bottom when it was there. Entries render once per width; see conversation.
 func (m *Model) refresh() {
 	atBottom := m.vp.AtBottom() || m.vp.TotalLineCount() == 0
-	m.vp.SetContent(m.conv.render(m.width))
+	m.vp.SetContent(m.content())
 	if atBottom {
 		m.vp.GotoBottom()
 	}
 }
 
+// content is the conversation's text: the entries, then the live turn.
+func (m *Model) content() string {
+	conv := m.conv.render(m.width)
+	live := m.liveView()
+	switch {
+	case live == "":
+		return conv
+	case conv == "":
+		return live
+	}
+	return conv + "\n\n" + live
+}
+
 // Leftover is the sentence to print after the TUI closes when the user leaves
-// something behind in the server: calls waiting for decisions, or a turn still
-// running. It is empty when nothing is left.
+// something behind in the server: calls waiting for decisions, or a turn that
+// closing cancelled halfway. It is empty when nothing is left.
 func (m *Model) Leftover() string {
 	if m.sessionID == "" {
 		return ""
@@ -649,7 +758,7 @@ func (m *Model) Leftover() string {
 	case m.batch != nil:
 		return fmt.Sprintf("session %s still waits for your approval decisions; %s picks them up", m.sessionID, again)
 	case m.busy && !m.demo: // the demo's server stops with this process
-		return fmt.Sprintf("session %s: the server goes on with the running turn; %s shows its answer", m.sessionID, again)
+		return fmt.Sprintf("session %s: the running turn was cancelled as ai-client closed; %s shows where it stopped", m.sessionID, again)
 	}
 	return ""
 }
@@ -677,17 +786,21 @@ func (m *Model) View() string {
 		sb.WriteString(m.noticeLine())
 	}
 	sb.WriteString("\n")
-	sb.WriteString(m.help.View(m.keys.forMode(m.mode)))
+	sb.WriteString(m.help.View(m.keys.forMode(m.mode, m.busy)))
 	return sb.String()
 }
 
 func (m *Model) noticeLine() string {
 	switch {
 	case m.confirm:
-		return m.styles.warn.Render(cutw("A turn is running: press Ctrl+C again to quit, any other key to stay.", m.width))
+		return m.styles.warn.Render(cutw("A turn runs: press Ctrl+C again to quit and cancel it, any other key to stay.", m.width))
 	case m.busy:
 		secs := int(m.now().Sub(m.started).Seconds())
-		return cutw(fmt.Sprintf("%s working… %ds", m.spin.View(), secs), m.width)
+		doing := "working…"
+		if m.live != nil && m.live.cancelling {
+			doing = "cancelling…"
+		}
+		return cutw(fmt.Sprintf("%s %s %ds", m.spin.View(), doing, secs), m.width)
 	case m.status != "":
 		return m.styles.err.Render(cutw(client.Visible(m.status), m.width))
 	}

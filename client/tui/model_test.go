@@ -578,7 +578,7 @@ func TestBusyLineShowsElapsedSeconds(t *testing.T) {
 	m := newTestModel(t, srv, 80, 24)
 	now := epoch
 	m.now = func() time.Time { return now }
-	m.startTurn(nil)
+	m.busy, m.started = true, now
 	now = epoch.Add(7 * time.Second)
 	if !strings.Contains(m.View(), "working… 7s") {
 		t.Fatalf("no elapsed seconds while busy:\n%s", m.View())
@@ -801,10 +801,11 @@ func TestHelpLineFitsEightyColumns(t *testing.T) {
 	for _, md := range []struct {
 		name string
 		mode mode
-	}{{"chat", modeChat}, {"approval", modeApproval}, {"reason", modeReason}, {"args", modeArgs}, {"picker", modePicker}} {
+		busy bool
+	}{{"chat", modeChat, false}, {"chat while a turn runs", modeChat, true}, {"approval", modeApproval, false}, {"reason", modeReason, false}, {"args", modeArgs, false}, {"picker", modePicker, false}} {
 		t.Run(md.name, func(t *testing.T) {
 			m := newTestModel(t, clienttest.New(t), 80, 24)
-			line := m.help.View(m.keys.forMode(md.mode))
+			line := m.help.View(m.keys.forMode(md.mode, md.busy))
 			if w := ansi.StringWidth(line); w > 80 || !strings.HasSuffix(line, "ctrl+c quit") {
 				t.Fatalf("help line (%d cells) is cut: %q", w, line)
 			}
@@ -826,7 +827,7 @@ func TestLeftoverOnQuit(t *testing.T) {
 		{"calls waiting under --demo", func(m *Model) { m.sessionID, m.demo, m.batch = "s_1", true, client.NewBatch(twoCalls()) },
 			"session s_1 still waits for your approval decisions; ai-client --demo --session s_1 picks them up"},
 		{"turn running", func(m *Model) { m.sessionID, m.busy = "s_1", true },
-			"session s_1: the server goes on with the running turn; ai-client --session s_1 shows its answer"},
+			"session s_1: the running turn was cancelled as ai-client closed; ai-client --session s_1 shows where it stopped"},
 		{"turn running under --demo stops with it", func(m *Model) { m.sessionID, m.busy, m.demo = "s_1", true, true }, ""},
 	}
 	for _, tt := range tests {
