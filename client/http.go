@@ -1,7 +1,8 @@
-// Package client talks to ai-server over its HTTP API (CONTRACT section 4) for the
-// ai-client command: a typed Client, the token lookup, the approval table shared by the
-// TUI and the one-shot mode, and the one-shot mode itself. It speaks only HTTP with the
-// plain types of package api; it must never import server internals nor start a server.
+// Package client talks to ai-server over its HTTP API (CONTRACT sections 4 and 10) for
+// the ai-client command: a typed Client, whose turns can stream as server-sent events,
+// the token lookup, the approval table shared by the TUI and the one-shot mode, and the
+// one-shot mode itself. It speaks only HTTP with the plain types of package api; it must
+// never import server internals nor start a server.
 package client
 
 import (

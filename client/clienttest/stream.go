@@ -78,13 +78,16 @@ func defaultBeats(t api.TurnReply) []Beat {
 		}
 		return beats
 	}
+	beats = append(beats, Round(1))
 	for _, u := range t.ToolsUsed {
 		if u.Status != api.StatusDenied {
 			beats = append(beats, Running(u.ToolName, string(u.Arguments), u.ToolCallID))
 		}
 		beats = append(beats, Ran(u))
 	}
-	beats = append(beats, Round(1))
+	if len(t.ToolsUsed) > 0 {
+		beats = append(beats, Round(2))
+	}
 	for _, w := range strings.SplitAfter(t.Response, " ") {
 		if w != "" {
 			beats = append(beats, Text(w))

@@ -41,7 +41,7 @@ func (s *turnStream) run(read readTurn) {
 	s.reply, s.err = read(s.ctx, func(e client.Event) {
 		select {
 		case s.items <- e:
-		case <-s.ctx.Done(): // nobody reads any more
+		case <-s.ctx.Done(): // the turn was let go of: what it says now is not shown
 		}
 	})
 	close(s.items)
