@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
 	"github.com/ailab/ai-lab/api"
@@ -212,5 +213,23 @@ func BenchmarkKeystrokeWhileStreaming(b *testing.B) {
 			}
 			b.ReportMetric(float64(keyTime.Microseconds())/float64(b.N)/1000, "ms/keystroke")
 		})
+	}
+}
+
+// A token re-renders and re-splits only the live turn: the history's lines are
+// reused as they are, so a frame's work does not grow with the session.
+func TestTokenReusesTheHistoryLines(t *testing.T) {
+	now := epoch
+	m, s := streamingModel(50, &now)
+	m.Update(tokenMsg(s, "first"))
+	lines := m.conv.split
+	m.conv.entries[1].cached = "SENTINEL"
+	now = now.Add(time.Second)
+	m.Update(tokenMsg(s, " second"))
+	if len(lines) == 0 || &m.conv.split[0] != &lines[0] || m.conv.entries[1].cached != "SENTINEL" {
+		t.Fatal("a token rendered or split the history again")
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "first second") {
+		t.Fatalf("the token is not on screen:\n%s", v)
 	}
 }

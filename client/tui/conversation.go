@@ -54,6 +54,7 @@ type conversation struct {
 	joined      string
 	joinedWidth int
 	dirty       bool
+	split       []string // joined cut into lines; nil until asked for after a change
 }
 
 func (c *conversation) add(e entry) {
@@ -92,8 +93,17 @@ func (c *conversation) render(width int) string {
 		parts = append(parts, e.cached)
 	}
 	c.joined = strings.Join(parts, "\n\n")
-	c.joinedWidth, c.dirty = width, false
+	c.joinedWidth, c.dirty, c.split = width, false, nil
 	return c.joined
+}
+
+// lines is render cut into lines (none for an empty conversation), cut again only
+// when render changes.
+func (c *conversation) lines(width int) []string {
+	if j := c.render(width); c.split == nil && j != "" {
+		c.split = strings.Split(j, "\n")
+	}
+	return c.split
 }
 
 func (c *conversation) renderEntry(e *entry, width int) string {

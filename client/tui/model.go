@@ -116,7 +116,7 @@ type Model struct {
 	width, height int
 
 	conv    conversation
-	vp      viewport.Model
+	vp      pane
 	argsVP  viewport.Model
 	input   textarea.Model
 	reason  textinput.Model
@@ -169,12 +169,11 @@ func New(o Options) *Model {
 	h.Styles.ShortSeparator = st.dim
 	m := &Model{
 		c: o.Client, ctx: o.Context, now: o.Now, demo: o.Demo, styles: st, r: o.Renderer,
-		vp: viewport.New(80, 10), argsVP: viewport.New(80, 10), input: in, reason: rs, spin: sp, help: h,
+		vp: pane{Width: 80, Height: 10}, argsVP: viewport.New(80, 10), input: in, reason: rs, spin: sp, help: h,
 		keys: newKeyMap(), sessionID: o.SessionID,
 	}
 	m.conv.md = newMarkdown(o.Renderer.ColorProfile())
 	m.conv.st = &m.styles
-	m.vp.MouseWheelEnabled = true
 	if o.Demo {
 		m.model = "demo"
 		if o.SessionID == "" {
@@ -212,8 +211,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Button == tea.MouseButtonWheelUp && m.vp.AtTop() {
 			m.showOlder()
 		}
-		m.vp, cmd = m.vp.Update(msg)
-		return m, cmd
+		m.vp.wheel(msg)
+		return m, nil
 	case spinner.TickMsg:
 		if !m.busy {
 			return m, nil
@@ -684,7 +683,7 @@ func (m *Model) showOlder() {
 	}
 	before := m.vp.TotalLineCount()
 	m.conv.showMore()
-	m.vp.SetContent(m.content())
+	m.fillPane()
 	m.vp.SetYOffset(m.vp.YOffset + m.vp.TotalLineCount() - before)
 }
 
@@ -720,27 +719,28 @@ func (m *Model) fitViewport() {
 	m.vp.Height = max(1, m.height-1-m.input.Height()-1-1)
 }
 
-// refresh hands the conversation to the viewport, keeping the view pinned to the
-// bottom when it was there. Entries render once per width; see conversation.
+// refresh hands the conversation to the pane, keeping the view pinned to the bottom
+// when it was there. Entries render once per width; see conversation.
 func (m *Model) refresh() {
 	atBottom := m.vp.AtBottom() || m.vp.TotalLineCount() == 0
-	m.vp.SetContent(m.content())
+	m.fillPane()
 	if atBottom {
 		m.vp.GotoBottom()
 	}
 }
 
-// content is the conversation's text: the entries, then the live turn.
-func (m *Model) content() string {
-	conv := m.conv.render(m.width)
-	live := m.liveView()
-	switch {
-	case live == "":
-		return conv
-	case conv == "":
-		return live
+// fillPane gives the pane the conversation's lines: the entries', kept split between
+// changes, then the live turn's, after a blank line.
+func (m *Model) fillPane() {
+	hist := m.conv.lines(m.width)
+	var live []string
+	if v := m.liveView(); v != "" {
+		live = strings.Split(v, "\n")
+		if len(hist) > 0 {
+			live = append([]string{""}, live...)
+		}
 	}
-	return conv + "\n\n" + live
+	m.vp.setLines(hist, live)
 }
 
 // Leftover is the sentence to print after the TUI closes when the user leaves
