@@ -199,8 +199,19 @@ func (m *Model) renderDraft(force bool) tea.Cmd {
 	return tea.Tick(mdEvery, func(time.Time) tea.Msg { return draftTickMsg{stream: s} })
 }
 
+// renderMD renders a piece of the draft without the blank lines glamour puts around
+// it (lines of spaces, some of them), so pieces join with one blank line between, as
+// blocks do in one rendering.
 func (m *Model) renderMD(text []byte) string {
-	return strings.Trim(m.conv.md.render(client.TerminalSafe(string(text)), m.width), "\n")
+	lines := strings.Split(m.conv.md.render(client.TerminalSafe(string(text)), m.width), "\n")
+	blank := func(l string) bool { return strings.TrimSpace(ansi.Strip(l)) == "" }
+	for len(lines) > 0 && blank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && blank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // blockEnd looks at the whole lines not looked at yet and returns where the last

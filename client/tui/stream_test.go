@@ -374,3 +374,32 @@ func TestDraftBlocksAreRenderedOnce(t *testing.T) {
 		t.Fatalf("the blocks are not shown before the block being written:\n%s", v)
 	}
 }
+
+// Blocks rendered one by one are spaced as in one rendering of the whole text.
+func TestDraftBlocksAreSpacedAsOneRendering(t *testing.T) {
+	m := newTestModel(t, clienttest.New(t), 60, 40)
+	now := epoch
+	m.now = func() time.Time { return now }
+	s := newTurnStream(m.ctx, false)
+	m.busy, m.live = true, &liveTurn{stream: s}
+	pieces := []string{"## Heading\n\n", "A paragraph.\n\n", "- one\n- two\n\n", "The end."}
+	for _, p := range pieces { // each block is rendered on its own
+		now = now.Add(time.Second)
+		m.Update(TurnMsg{More: true, stream: s, Events: []client.Event{{Name: api.EventToken, Token: api.TokenEvent{Text: p}}}})
+	}
+	text := strings.Join(pieces, "")
+	if m.live.done != strings.Index(text, "The end.") {
+		t.Fatalf("blocks end at %d", m.live.done)
+	}
+	squeeze := func(s string) string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			out = append(out, strings.TrimRight(l, " "))
+		}
+		return strings.Trim(strings.Join(out, "\n"), "\n")
+	}
+	whole := squeeze(m.conv.md.render(text, m.width))
+	if got := squeeze(strings.TrimPrefix(m.liveView(), "AI\n")); got != whole {
+		t.Fatalf("blocks:\n%s\nwhole:\n%s", got, whole)
+	}
+}
