@@ -11,9 +11,17 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/client"
 	"github.com/ailab/ai-lab/client/clienttest"
+	"github.com/ailab/ai-lab/client/tui"
+	"github.com/ailab/ai-lab/llm/llmtest"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -134,5 +142,118 @@ func TestRunInterrupted(t *testing.T) {
 	want := "ai-client: interrupted before the answer came; the turn was cancelled\n"
 	if code != 1 || errb.String() != want {
 		t.Fatalf("exit %d, stderr %q; want 1 and %q", code, errb.String(), want)
+	}
+}
+
+// liveProgram runs a TUI model as Bubble Tea would for a streamed turn: commands on
+// their own goroutines, their messages fed to Update one at a time here, so the test
+// can look at the screen between them.
+type liveProgram struct {
+	t    *testing.T
+	m    *tui.Model
+	msgs chan tea.Msg
+}
+
+func (p *liveProgram) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range b {
+				p.run(c)
+			}
+			return
+		}
+		p.msgs <- msg
+	}()
+}
+
+func (p *liveProgram) key(k tea.KeyMsg) {
+	_, cmd := p.m.Update(k)
+	p.run(cmd)
+}
+
+// until feeds messages to Update until cond holds, failing after 20s.
+func (p *liveProgram) until(what string, cond func(view string) bool) {
+	p.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !cond(p.m.View()) {
+		select {
+		case msg := <-p.msgs:
+			switch msg.(type) {
+			case tui.TurnMsg, tui.CancelMsg, tui.HealthMsg, tui.ConfigMsg:
+				_, cmd := p.m.Update(msg)
+				p.run(cmd)
+			}
+		case <-deadline:
+			p.t.Fatalf("%s did not happen within 20s; screen:\n%s", what, p.m.View())
+		}
+	}
+}
+
+func newLiveProgram(t *testing.T, c *client.Client) *liveProgram {
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(termenv.Ascii)
+	p := &liveProgram{t: t, m: tui.New(tui.Options{Client: c, Renderer: r}), msgs: make(chan tea.Msg, 64)}
+	p.m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	p.run(p.m.Init())
+	return p
+}
+
+func (p *liveProgram) send(text string) {
+	for _, r := range text {
+		p.m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	p.key(tea.KeyMsg{Type: tea.KeyEnter})
+}
+
+// slowProse is an answer of plain sentences, which the real server streams sentence
+// by sentence (it holds only what could be a claim).
+const slowProse = "Go 1.26 came out in February. The compiler inlines more than before. " +
+	"Builds of large modules are faster. Upgrading is a one-line change to go.mod, " +
+	"and the release notes say what else changed."
+
+// The real server's streamed answer shows on screen while the model still writes it.
+func TestTUIStreamsFromTheRealServer(t *testing.T) {
+	c, _, _ := realServer(t, llmtest.Paced(20*time.Millisecond, llmtest.Text(slowProse)))
+	p := newLiveProgram(t, c)
+	p.send("what is new in go?")
+	p.until("the first sentence", func(v string) bool { return strings.Contains(v, "Go 1.26 came out in February.") })
+	if v := p.m.View(); strings.Contains(v, "what else changed.") || strings.Contains(v, "verified") {
+		t.Fatalf("the whole answer was there at once:\n%s", v)
+	}
+	p.until("the answer", func(v string) bool { return strings.Contains(v, "verified") })
+	if v := p.m.View(); !strings.Contains(strings.Join(strings.Fields(v), " "), "the release notes say what else changed.") {
+		t.Fatalf("final screen:\n%s", v)
+	}
+}
+
+// Esc cancels a turn of the real server: its stream ends with the cancel, the screen
+// says so, and the session is free for the next message.
+func TestTUIEscCancelsATurnOfTheRealServer(t *testing.T) {
+	c, _, _ := realServer(t, llmtest.Paced(300*time.Millisecond, llmtest.Text(slowProse)), llmtest.Text("Fresh answer."))
+	p := newLiveProgram(t, c)
+	p.send("be slow")
+	p.until("the first sentence", func(v string) bool { return strings.Contains(v, "Go 1.26 came out") })
+	p.key(tea.KeyMsg{Type: tea.KeyEsc})
+	p.until("the cancel", func(v string) bool { return strings.Contains(v, "Turn cancelled.") })
+	if v := p.m.View(); strings.Contains(v, "✗") || strings.Contains(v, "what else changed.") {
+		t.Fatalf("screen after the cancel:\n%s", v)
+	}
+	p.send("again")
+	p.until("the next answer", func(v string) bool { return strings.Contains(v, "Fresh answer.") })
+}
+
+// -p on a pipe prints the real server's final answer and nothing else, though it
+// was streamed.
+func TestOneShotPipeGetsTheStreamedAnswerOnce(t *testing.T) {
+	answer := "One answer, streamed in pieces but printed whole."
+	c, _, token := realServer(t, llmtest.Chunked(llmtest.Text(answer), 3))
+	var out, errb strings.Builder
+	code := run([]string{"--server", c.BaseURL(), "--token", token, "-p", "hi"}, strings.NewReader(""), &out, &errb, func(string) string { return "" })
+	if code != 0 || out.String() != answer+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
