@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -28,20 +29,41 @@ import (
 
 // cannedModel is an OpenAI-compatible endpoint on loopback that answers every
 // request with the same plain reply after delay, without decoding it: what it
-// costs is the model's, not the server's, so the benchmarks below measure the
-// server's overhead as latency minus delay.
-func cannedModel(tb testing.TB, delay time.Duration, reply string) string {
+// costs is the model's, not the server's. When the request carries a marker
+// (see markerRe), it records when the request had fully arrived and when the
+// answer was written, so a benchmark can tell the server's time from the model's.
+type cannedModel struct {
+	url   string
+	times sync.Map // marker -> [2]time.Time{arrived, answered}
+}
+
+// markerRe finds a benchmark's marker in a request body; the last one is the
+// current turn's.
+var markerRe = regexp.MustCompile(`marker-[0-9]+-[0-9]+`)
+
+func newCannedModel(tb testing.TB, delay time.Duration, reply string) *cannedModel {
 	body, _ := json.Marshal(llmtest.EncodeReply("fake", 1, llm.Message{Role: llm.RoleAssistant, Content: reply}))
+	m := &cannedModel{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		req, _ := io.ReadAll(r.Body)
+		arrived := time.Now()
 		if delay > 0 {
 			time.Sleep(delay)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
+		if all := markerRe.FindAll(req, -1); len(all) > 0 {
+			m.times.Store(string(all[len(all)-1]), [2]time.Time{arrived, time.Now()})
+		}
 	}))
 	tb.Cleanup(srv.Close)
-	return srv.URL + "/v1"
+	m.url = srv.URL + "/v1"
+	return m
+}
+
+// cannedModelURL is newCannedModel for benchmarks that need only the URL.
+func cannedModelURL(tb testing.TB, delay time.Duration, reply string) string {
+	return newCannedModel(tb, delay, reply).url
 }
 
 // benchServer starts the real App (SQLite state, real provider) against modelURL.
@@ -102,14 +124,22 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 // BenchmarkConcurrentSessions runs b.N turns spread over N sessions at once
 // against a model that answers in 500 ms, and reports the server's overhead
-// per model round (latency minus the model's delay) at p50 and p99, and the
-// errors. The sessions start spread over one model delay. Run it with a count
-// of turns, e.g. -benchtime=2000x.
+// per model round at p50 and p99, and the errors. The overhead is the time
+// from the client sending the turn to the model having the request, plus the
+// time from the model's answer to the client having the reply: the model's own
+// 500 ms (and the machine's wake-up from it) are not the server's. The sessions
+// start spread over one model delay. The first case, one session and a model
+// that answers at once, is the server's overhead with nothing idle in between.
+// Run it with a count of turns, e.g. -benchtime=2000x.
 func BenchmarkConcurrentSessions(b *testing.B) {
-	const delay = 500 * time.Millisecond
-	for _, sessions := range []int{100, 200} {
-		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
-			url, token := benchServer(b, cannedModel(b, delay, "A short answer with no claims."))
+	for _, tc := range []struct {
+		sessions int
+		delay    time.Duration
+	}{{1, 0}, {100, 500 * time.Millisecond}, {200, 500 * time.Millisecond}} {
+		sessions, delay := tc.sessions, tc.delay
+		b.Run(fmt.Sprintf("sessions=%d/model=%s", sessions, delay), func(b *testing.B) {
+			model := newCannedModel(b, delay, "A short answer with no claims.")
+			url, token := benchServer(b, model.url)
 			var mu sync.Mutex
 			var overheads []time.Duration
 			var errs atomic.Int64
@@ -125,15 +155,20 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 					// typing do, not all in the same millisecond.
 					time.Sleep(time.Duration(i) * delay / time.Duration(sessions))
 					session := ""
-					for left.Add(-1) >= 0 {
-						s, d, err := benchTurn(url, token, session, fmt.Sprintf("session %d asks a question", i))
-						if err != nil {
+					for turn := 0; left.Add(-1) >= 0; turn++ {
+						marker := fmt.Sprintf("marker-%d-%d", i, turn)
+						sent := time.Now()
+						s, _, err := benchTurn(url, token, session, "session asks a question "+marker)
+						got := time.Now()
+						v, ok := model.times.Load(marker)
+						if err != nil || !ok {
 							errs.Add(1)
 							continue
 						}
 						session = s
+						at := v.([2]time.Time)
 						mu.Lock()
-						overheads = append(overheads, d-delay)
+						overheads = append(overheads, at[0].Sub(sent)+got.Sub(at[1]))
 						mu.Unlock()
 					}
 				}()
@@ -155,7 +190,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 // each turn much slower. It reports both and their ratio; b.N repeats the
 // last-turn measurement.
 func BenchmarkLongSession(b *testing.B) {
-	url, token := benchServer(b, cannedModel(b, 0, strings.Repeat("An answer of a few hundred characters. ", 8)))
+	url, token := benchServer(b, cannedModelURL(b, 0, strings.Repeat("An answer of a few hundred characters. ", 8)))
 	msg := strings.Repeat("A question of a few hundred characters. ", 8)
 	session := ""
 	var early, late []time.Duration
