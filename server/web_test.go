@@ -16,7 +16,7 @@ import (
 // TestWebSearchNeedsApprovalAndComesBackWrapped runs web_search through the whole
 // server against a saved DuckDuckGo results page served on loopback.
 func TestWebSearchNeedsApprovalAndComesBackWrapped(t *testing.T) {
-	page, err := os.ReadFile("testdata/ddg/html-caffeine-sleep.html")
+	page, err := os.ReadFile("../websearch/testdata/ddg/html-caffeine-sleep.html")
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
@@ -62,7 +62,7 @@ func TestWebSearchNeedsApprovalAndComesBackWrapped(t *testing.T) {
 }
 
 func TestWebCacheFollowsCacheTTL(t *testing.T) {
-	page, err := os.ReadFile("testdata/ddg/html-caffeine-sleep.html")
+	page, err := os.ReadFile("../websearch/testdata/ddg/html-caffeine-sleep.html")
 	if err != nil {
 		t.Fatal(err)
 	}

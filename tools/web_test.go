@@ -19,11 +19,11 @@ import (
 	"github.com/ailab/ai-lab/websearch"
 )
 
-// ddgFixture reads a saved DuckDuckGo answer from testdata/ddg (see its
-// MANIFEST.md), so the tests pass on a clone with nothing beside it.
+// ddgFixture reads a saved DuckDuckGo answer from websearch's testdata/ddg
+// (see its MANIFEST.md), so the tests pass on a clone with nothing beside it.
 func ddgFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "ddg", name))
+	b, err := os.ReadFile(filepath.Join("..", "websearch", "testdata", "ddg", name))
 	if err != nil {
 		t.Fatalf("read fixture: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 // ddgFixtureServer serves the saved html results fixture on /html/.
 func ddgFixtureServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	page, err := os.ReadFile("testdata/ddg/html-caffeine-sleep.html")
+	page, err := os.ReadFile("../../websearch/testdata/ddg/html-caffeine-sleep.html")
 	if err != nil {
 		t.Fatal(err)
 	}
