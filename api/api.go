@@ -32,6 +32,9 @@ type ToolUse struct {
 	Status      string          `json:"status"`
 	Error       string          `json:"error,omitempty"`
 	DurationMS  int64           `json:"duration_ms"`
+	// Decision says who let the run happen (DecisionUser, DecisionGrant or
+	// DecisionAuto); empty for a denied call.
+	Decision string `json:"decision,omitempty"`
 }
 
 // Validation is the outcome of checking a reply against the execution ledger.
@@ -55,6 +58,54 @@ type PendingTool struct {
 	ToolName   string          `json:"tool_name"`
 	Arguments  json.RawMessage `json:"arguments"`
 	ToolCallID string          `json:"tool_call_id"`
+	// Preview says what the call would change, worked out when the turn paused;
+	// nil when it changes nothing that exists.
+	Preview *Preview `json:"preview,omitempty"`
+	// Grant is the session grant that may be given with this decision
+	// (CONTRACT section 11); nil when none may be offered.
+	Grant *GrantOffer `json:"grant,omitempty"`
+}
+
+// Kinds of a Preview.
+const (
+	PreviewOverwrite = "overwrite" // write_file replaces an existing file
+	PreviewReplace   = "replace"   // move_file or copy_file onto an existing destination
+	PreviewDelete    = "delete"    // delete_file removes a file or an empty folder
+)
+
+// A Preview is what a pending call would change or remove.
+type Preview struct {
+	Kind string `json:"kind"`
+	Path string `json:"path"` // the workspace path changed or removed
+	// Size is the byte size of the file replaced or removed.
+	Size int64 `json:"size"`
+	// Added and Removed count the lines of an overwrite's diff.
+	Added   int `json:"added,omitempty"`
+	Removed int `json:"removed,omitempty"`
+	// Diff is the unified diff of an overwrite, cut to a bound (DiffTruncated).
+	Diff          string `json:"diff,omitempty"`
+	DiffTruncated bool   `json:"diff_truncated,omitempty"`
+	// Head is the first lines of a text file that is replaced or removed.
+	Head string `json:"head,omitempty"`
+	// Summary is one line for the approval table, e.g. "overwrites notes.txt (+3 −1)".
+	Summary string `json:"summary"`
+}
+
+// A GrantOffer is the session grant a pending call may be approved with.
+type GrantOffer struct {
+	Pattern string `json:"pattern"` // what later calls of the tool must match: notes/*, go.dev, *
+	Label   string `json:"label"`   // one line for people: "write files in notes/ for this session"
+}
+
+// ScopeSession is the Decision.Scope that approves a call and stores its grant.
+const ScopeSession = "session"
+
+// A SessionGrant is a grant stored on a session (GET /sessions/{id}/grants).
+type SessionGrant struct {
+	GrantID   string    `json:"grant_id"`
+	ToolName  string    `json:"tool_name"`
+	Pattern   string    `json:"pattern"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // An ApprovalRequiredResponse pauses a turn until POST /chat/approve.
@@ -83,6 +134,9 @@ type Decision struct {
 	ToolCallID string `json:"tool_call_id"`
 	Approved   bool   `json:"approved"`
 	Feedback   string `json:"feedback,omitempty"`
+	// Scope "session" (ScopeSession) approves the call and stores its grant;
+	// only a pending call that carries a grant offer may have it.
+	Scope string `json:"scope,omitempty"`
 }
 
 // An ApproveRequest is the body of POST /chat/approve.
@@ -159,6 +213,12 @@ type Message struct {
 	Content    string     `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// On the assistant message that ends a turn, what the live answer showed:
+	// the turn's tool runs with their decisions and the validation outcome, so
+	// a resumed session reads as it did live.
+	ToolsUsed  []ToolUse   `json:"tools_used,omitempty"`
+	Validation *Validation `json:"validation,omitempty"`
+	TraceID    string      `json:"trace_id,omitempty"`
 }
 
 // A ToolCall is a call the assistant asked for, with its raw JSON arguments.
