@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ailab/ai-lab/api"
 )
 
 // MaxReadBytes is the largest file read_file returns: a bigger one would
@@ -38,19 +40,19 @@ func FileTools(ws *Workspace) []Tool {
 				"path":    pathProp("File to write, relative to the workspace."),
 				"content": map[string]any{"type": "string", "description": "The full text the file should hold."},
 			}),
-			ws.writeFile),
+			ws.writeFile).withPreview(ws.previewWrite),
 		newFileTool(DeleteFile,
 			"Delete one file in the workspace. Folders are not deleted.",
 			objectSchema([]string{"path"}, map[string]any{"path": pathProp("File to delete, relative to the workspace.")}),
-			ws.deleteFile),
+			ws.deleteFile).withPreview(ws.previewDelete),
 		newFileTool(MoveFile,
 			"Move or rename a file or folder inside the workspace. Missing parent folders of the destination are created; an existing destination is never overwritten.",
 			transferSchema("File or folder to move, relative to the workspace.", "Its new path, relative to the workspace (the full path, not only the folder)."),
-			ws.moveFile),
+			ws.moveFile).withPreview(ws.previewTransfer(MoveFile)),
 		newFileTool(CopyFile,
 			"Copy one file to a new path inside the workspace. Missing parent folders of the destination are created; an existing destination is never overwritten.",
 			transferSchema("File to copy, relative to the workspace.", "Path of the copy, relative to the workspace (the full path, not only the folder)."),
-			ws.copyFile),
+			ws.copyFile).withPreview(ws.previewTransfer(CopyFile)),
 		newFileTool(CreateDirectory,
 			"Create a folder in the workspace, with any missing parent folders. Succeeds if it already exists.",
 			objectSchema([]string{"path"}, map[string]any{"path": pathProp("Folder to create, relative to the workspace.")}),
@@ -68,12 +70,22 @@ type fileTool[A any] struct {
 	name, description string
 	params            map[string]any
 	run               func(context.Context, A) (any, error)
+	preview           func(context.Context, A) (*api.Preview, error) // nil: the tool changes nothing to preview
 }
 
-var _ Tool = (*fileTool[pathArgs])(nil)
+var (
+	_ Tool      = (*fileTool[pathArgs])(nil)
+	_ Previewer = (*fileTool[pathArgs])(nil)
+)
 
-func newFileTool[A any](name, description string, params map[string]any, run func(context.Context, A) (any, error)) Tool {
+func newFileTool[A any](name, description string, params map[string]any, run func(context.Context, A) (any, error)) *fileTool[A] {
 	return &fileTool[A]{name: name, description: description, params: params, run: run}
+}
+
+// withPreview gives the tool a preview of what a call would change.
+func (t *fileTool[A]) withPreview(p func(context.Context, A) (*api.Preview, error)) *fileTool[A] {
+	t.preview = p
+	return t
 }
 
 func (t *fileTool[A]) Name() string               { return t.name }
