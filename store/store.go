@@ -351,6 +351,18 @@ ALTER TABLE executions ADD COLUMN outcome TEXT;
 CREATE UNIQUE INDEX executions_by_call ON executions (call_key) WHERE call_key IS NOT NULL;
 CREATE INDEX executions_by_started ON executions (started_at);
 `,
+	// 3: session grants (CONTRACT section 11): later calls of a tool whose
+	// argument matches the pattern run without asking, in that session only.
+	`
+CREATE TABLE grants (
+	grant_id   TEXT PRIMARY KEY,
+	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	tool_name  TEXT NOT NULL,
+	pattern    TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX grants_by_session ON grants (session_id, tool_name, pattern);
+`,
 }
 
 // migrate applies the migrations a database has not seen yet, each in its own
