@@ -41,6 +41,7 @@ const (
 	OriginTextResults = "text_results" // results of calls the model wrote as text
 	OriginCancelled   = "cancelled"    // the note that ends a cancelled turn
 	OriginUnverified  = "unverified"   // the reply shown instead of one that kept failing validation
+	OriginNotice      = "notice"       // the server's own words that end a turn (a round limit, an empty answer)
 )
 
 // A ToolSpec describes a tool to the model.

@@ -105,6 +105,10 @@ func (s *Server) approve(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	if err := s.storeGrants(held, t.pending(), decisions); err != nil {
+		s.fail(c, err)
+		return
+	}
 	r, err := s.resume(c, held, t)
 	if err != nil {
 		s.fail(c, err)
@@ -150,7 +154,67 @@ func checkDecisions(pending []api.PendingTool, ds []api.Decision) (map[string]ap
 	if len(parts) > 0 {
 		return nil, failf(ErrInvalidDecisions, "the decisions must name each pending tool_call_id exactly once: %s", strings.Join(parts, "; "))
 	}
+	for _, p := range pending {
+		d := got[p.ToolCallID]
+		switch {
+		case d.Scope == "":
+		case d.Scope != api.ScopeSession:
+			return nil, failf(ErrInvalidDecisions, "decision for %q has scope %q; the only scope is %q", p.ToolCallID, d.Scope, api.ScopeSession)
+		case !d.Approved:
+			return nil, failf(ErrInvalidDecisions, "decision for %q denies the call with scope %q; a session grant comes only with an approval", p.ToolCallID, api.ScopeSession)
+		case p.Grant == nil:
+			return nil, failf(ErrInvalidDecisions, "no session grant can be given for %q (%s): approve it without a scope", p.ToolCallID, p.ToolName)
+		}
+	}
 	return got, nil
+}
+
+// storeGrants stores the grants of the decisions approved with scope session.
+func (s *Server) storeGrants(held *heldSession, pending []api.PendingTool, decisions map[string]api.Decision) error {
+	for _, p := range pending {
+		if decisions[p.ToolCallID].Scope != api.ScopeSession {
+			continue
+		}
+		g := api.SessionGrant{GrantID: "g_" + randomHex(8), ToolName: p.ToolName, Pattern: p.Grant.Pattern, CreatedAt: s.now()}
+		if _, err := s.store.AddGrant(context.WithoutCancel(held.ctx), held.id, g); err != nil {
+			return err
+		}
+		s.log.Info("session grant", "session_id", held.id, "tool", g.ToolName, "pattern", g.Pattern)
+	}
+	return nil
+}
+
+// grants lists a session's grants: GET /sessions/{id}/grants.
+func (s *Server) grants(c *gin.Context) {
+	id := c.Param("id")
+	if _, err := s.store.Session(c.Request.Context(), id); err != nil {
+		s.fail(c, s.sessionErr(id, err))
+		return
+	}
+	list, err := s.store.Grants(c.Request.Context(), id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, list)
+}
+
+// revokeGrant deletes one grant: DELETE /sessions/{id}/grants/{grant_id}.
+func (s *Server) revokeGrant(c *gin.Context) {
+	id, grant := c.Param("id"), c.Param("grant")
+	if _, err := s.store.Session(c.Request.Context(), id); err != nil {
+		s.fail(c, s.sessionErr(id, err))
+		return
+	}
+	if err := s.store.RevokeGrant(c.Request.Context(), id, grant); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			s.fail(c, failf(ErrNotFound, "session %s has no grant %q; GET /sessions/%s/grants lists them", id, grant, id))
+			return
+		}
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
 }
 
 // resume prepares a request's share of a turn on a held session.
@@ -258,11 +322,15 @@ func (s *Server) session(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		if m.Origin == llm.OriginRefused || m.Origin == llm.OriginReprompt {
 			continue // never shown to the user
 		}
 		am := api.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		var marks turnMarks
+		if m.Role == llm.RoleAssistant && json.Unmarshal(raws[i], &marks) == nil {
+			am.ToolsUsed, am.Validation, am.TraceID = marks.ToolsUsed, marks.Validation, marks.TraceID
+		}
 		if m.Origin == llm.OriginTextResults {
 			am.Role = llm.RoleTool // results of calls written as text, not the user's words
 		}
@@ -354,7 +422,9 @@ func (s *Server) putSafety(c *gin.Context) {
 		return
 	}
 	s.SetConfig(next)
-	c.JSON(http.StatusOK, s.publicConfig(next))
+	out := s.publicConfig(next)
+	out["written"] = cur.Path // the file rewritten, so a client can say which
+	c.JSON(http.StatusOK, out)
 }
 
 func (s *Server) execution(c *gin.Context) {

@@ -62,6 +62,10 @@ type plannedCall struct {
 	// Result is the tool message of a call this round already handled (run,
 	// denied or refused), set when a round pauses part way.
 	Result string `json:"result,omitempty"`
+	// Preview and Grant are worked out when the call becomes pending: what it
+	// would change, and the session grant it may be approved with.
+	Preview *api.Preview    `json:"preview,omitempty"`
+	Grant   *api.GrantOffer `json:"grant,omitempty"`
 }
 
 // pending lists the calls that wait for a decision, in the model's order.
@@ -69,7 +73,7 @@ func (t *turn) pending() []api.PendingTool {
 	var out []api.PendingTool
 	for _, c := range t.Calls {
 		if _, decided := t.Decided[c.ID]; c.NeedsApproval && !decided && c.Result == "" {
-			out = append(out, api.PendingTool{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID})
+			out = append(out, api.PendingTool{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, Preview: c.Preview, Grant: c.Grant})
 		}
 	}
 	return out
@@ -115,6 +119,27 @@ type turnRun struct {
 	// the last round began or was withdrawn.
 	ev    eventSink
 	shown strings.Builder
+	// grants are the session's grants, read when first needed.
+	grants []api.SessionGrant
+	// final, set when the turn ends, is stored with its last message.
+	final *turnMarks
+}
+
+// turnMarks are what a finished turn showed besides its text: its tool runs
+// with their decisions and statuses, and the validation outcome. They are
+// stored with the turn's last message so a resumed session reads as it did.
+type turnMarks struct {
+	ToolsUsed  []api.ToolUse   `json:"tools_used,omitempty"`
+	Validation *api.Validation `json:"validation,omitempty"`
+	TraceID    string          `json:"trace_id,omitempty"`
+}
+
+// A storedMessage is a message as the session keeps it: the message the model
+// sees, and for a turn's last message its marks (which the model never sees:
+// llm.Message does not decode them).
+type storedMessage struct {
+	llm.Message
+	turnMarks
 }
 
 // say streams answer text that may be shown now.
@@ -173,8 +198,12 @@ func (r *turnRun) append(msgs ...llm.Message) {
 // with it (the request is done with the session).
 func (r *turnRun) save(pending *turn, release bool) error {
 	raws := make([]json.RawMessage, 0, len(r.unsaved))
-	for _, m := range r.unsaved {
-		b, err := json.Marshal(m)
+	for i, m := range r.unsaved {
+		var stored any = m
+		if r.final != nil && i == len(r.unsaved)-1 {
+			stored = storedMessage{Message: m, turnMarks: *r.final}
+		}
+		b, err := json.Marshal(stored)
 		if err != nil {
 			return err
 		}
@@ -296,6 +325,19 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 // pause stores the turn as the session's pending state and answers the
 // approval request.
 func (r *turnRun) pause() (api.TurnReply, error) {
+	preset := r.s.Config().Preset()
+	for i := range r.t.Calls {
+		c := &r.t.Calls[i]
+		if _, decided := r.t.Decided[c.ID]; !c.NeedsApproval || decided || c.Result != "" {
+			continue
+		}
+		c.Grant = grantOffer(preset, c.Name, c.Args)
+		if tool, ok := r.reg.reg.Get(c.Name); ok {
+			if pv, ok := tool.(tools.Previewer); ok {
+				c.Preview, _ = pv.Preview(r.ctx, c.Args)
+			}
+		}
+	}
 	if err := r.save(r.t, true); err != nil {
 		return api.TurnReply{}, err
 	}
@@ -534,8 +576,8 @@ func (r *turnRun) execute(decisions map[string]api.Decision) (paused bool, err e
 	}
 	calls := r.t.Calls
 	// No call of the round runs before every call that needs a decision has one.
-	if r.needDecisions(calls) {
-		return true, nil
+	if need, err := r.needDecisions(calls); err != nil || need {
+		return need, err
 	}
 	for i := range calls {
 		c := &calls[i]
@@ -564,13 +606,21 @@ func (r *turnRun) execute(decisions map[string]api.Decision) (paused bool, err e
 			c.Result = r.deny(*c, d.Feedback)
 		case decided:
 			c.Result, err = r.runTool(*c, api.DecisionUser)
-		case r.s.Config().Preset().NeedsApproval(c.Name):
-			// Stricter since the round was planned: this call and the undecided
-			// ones after it wait.
-			r.needDecisions(calls)
-			return true, nil
 		default:
-			c.Result, err = r.runTool(*c, api.DecisionAuto)
+			// Decided again now, from the config and grants in force.
+			who, ask, gerr := r.decide(*c)
+			if gerr != nil {
+				return false, gerr
+			}
+			if ask {
+				// Stricter since the round was planned: this call and the
+				// undecided ones after it wait.
+				if _, err := r.needDecisions(calls); err != nil {
+					return false, err
+				}
+				return true, nil
+			}
+			c.Result, err = r.runTool(*c, who)
 		}
 		if err != nil {
 			return false, err
@@ -583,19 +633,46 @@ func (r *turnRun) execute(decisions map[string]api.Decision) (paused bool, err e
 }
 
 // needDecisions marks which undecided, unhandled calls need approval under the
-// config in force and reports whether any does.
-func (r *turnRun) needDecisions(calls []plannedCall) bool {
-	preset := r.s.Config().Preset()
+// config and grants in force and reports whether any does.
+func (r *turnRun) needDecisions(calls []plannedCall) (bool, error) {
 	any := false
 	for i := range calls {
 		c := &calls[i]
 		if _, decided := r.t.Decided[c.ID]; decided || c.Result != "" || c.Err != "" {
 			continue
 		}
-		c.NeedsApproval = c.NeedsApproval || preset.NeedsApproval(c.Name)
+		_, ask, err := r.decide(*c)
+		if err != nil {
+			return false, err
+		}
+		c.NeedsApproval = c.NeedsApproval || ask
 		any = any || c.NeedsApproval
 	}
-	return any
+	return any, nil
+}
+
+// decide says whether an undecided call may run now, and on whose word: the
+// preset needs no approval for it (auto), or a session grant covers it (grant);
+// otherwise ask is set.
+func (r *turnRun) decide(c plannedCall) (who string, ask bool, err error) {
+	preset := r.s.Config().Preset()
+	if !preset.NeedsApproval(c.Name) {
+		return api.DecisionAuto, false, nil
+	}
+	if ignoresGrants(preset, c.Name) {
+		return "", true, nil
+	}
+	if r.grants == nil {
+		if r.grants, err = r.s.store.Grants(r.bg, r.session); err != nil {
+			return "", false, fmt.Errorf("reading the session's grants: %w", err)
+		}
+	}
+	for _, g := range r.grants {
+		if grantCovers(g, c.Name, c.Args) {
+			return api.DecisionGrant, false, nil
+		}
+	}
+	return "", true, nil
 }
 
 // callKey names a call within its turn for the ledger: calls of one turn are
@@ -626,7 +703,7 @@ func (r *turnRun) recorded(c plannedCall) (string, bool, error) {
 			"executed_at": rec.StartedAt.UTC().Format(executedAtLayout), "error": rec.Error})
 	}
 	use := api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, ExecutionID: rec.ExecutionID,
-		Status: api.StatusOK, DurationMS: rec.DurationMS}
+		Status: api.StatusOK, DurationMS: rec.DurationMS, Decision: rec.Decision}
 	if !rec.Completed {
 		use.Status, use.Error = api.StatusError, rec.Error
 	}
@@ -694,7 +771,7 @@ func (r *turnRun) runTool(c plannedCall, decision string) (string, error) {
 	rec.DurationMS = dur.Milliseconds()
 	rec.Completed = runErr == nil
 	msg := map[string]any{"execution_id": id, "tool_name": c.Name, "executed_at": start.UTC().Format(executedAtLayout)}
-	use := api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, ExecutionID: id, Status: api.StatusOK, DurationMS: rec.DurationMS}
+	use := api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, ExecutionID: id, Status: api.StatusOK, DurationMS: rec.DurationMS, Decision: decision}
 	tc := api.TraceCall{
 		CallID: r.nextCallID(), ParentID: r.t.RoundID, Kind: api.CallTool, ToolName: c.Name, ExecutionID: id,
 		Arguments: tracing.MaskArguments(c.Args), StartedAt: start, DurationMS: rec.DurationMS, Success: runErr == nil,
@@ -815,6 +892,12 @@ func (r *turnRun) finish(reply string, issues []verify.Issue) (api.TurnReply, er
 			r.t.Trace.Success = false
 		}
 	}
+	// The conversation ends the turn with what the user was shown, and keeps
+	// the marks of the live answer with it.
+	if n := len(r.unsaved); n == 0 || r.unsaved[n-1].Role != llm.RoleAssistant || r.unsaved[n-1].Content != reply || len(r.unsaved[n-1].ToolCalls) > 0 {
+		r.append(llm.Message{Role: llm.RoleAssistant, Content: reply, Origin: llm.OriginNotice})
+	}
+	r.final = &turnMarks{ToolsUsed: r.t.ToolsUsed, Validation: &v, TraceID: r.t.TraceID}
 	if err := r.save(nil, true); err != nil {
 		return api.TurnReply{}, err
 	}

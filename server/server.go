@@ -51,6 +51,10 @@ type Store interface {
 	Execution(ctx context.Context, id string) (api.Execution, error)
 	PruneExecutions(ctx context.Context, olderThan time.Time) (int, error)
 
+	AddGrant(ctx context.Context, sessionID string, g api.SessionGrant) (api.SessionGrant, error)
+	Grants(ctx context.Context, sessionID string) ([]api.SessionGrant, error)
+	RevokeGrant(ctx context.Context, sessionID, grantID string) error
+
 	Trace(ctx context.Context, id string) (api.Trace, error)
 	Traces(ctx context.Context, f store.TraceFilter) ([]api.Trace, error)
 	PruneTraces(ctx context.Context, olderThan time.Time, keep int) (int, error)
@@ -276,6 +280,8 @@ func (s *Server) Handler() http.Handler {
 	a.GET("/sessions/:id", s.session)
 	a.DELETE("/sessions/:id", s.deleteSession)
 	a.POST("/sessions/:id/cancel", s.cancel)
+	a.GET("/sessions/:id/grants", s.grants)
+	a.DELETE("/sessions/:id/grants/:grant", s.revokeGrant)
 	a.GET("/config", s.config)
 	a.PUT("/config/safety", s.putSafety)
 	a.GET("/executions/:id", s.execution)

@@ -101,6 +101,9 @@ func TestPresetChangeByPUTTakesEffect(t *testing.T) {
 	if s := cfg["safety"].(map[string]any); s["preset"] != "minimal" || s["approval_mode"] != false {
 		t.Fatalf("answer: %v", s)
 	}
+	if cfg["written"] != h.cfgPath {
+		t.Fatalf("the answer says it wrote %v, want %s", cfg["written"], h.cfgPath)
+	}
 	data, _ := os.ReadFile(h.cfgPath)
 	if !strings.Contains(string(data), "preset: minimal   # the preset under test") || !strings.Contains(string(data), "# test config") {
 		t.Fatalf("config.yaml lost its comments:\n%s", data)
