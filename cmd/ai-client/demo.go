@@ -23,14 +23,13 @@ const EnvDemoPace = "AILAB_DEMO_PACE"
 // offline demo model, the configured (or default ./workspace) workspace and state
 // directory, and returns its URL and token. stop drains it and closes its database.
 func startDemoServer(ctx context.Context) (url, token string, stop func(), err error) {
-	path, err := config.Find("")
+	found, err := config.Find("")
 	if err != nil {
 		return "", "", nil, err
 	}
-	if path == "" {
-		if path, err = demoConfig(); err != nil {
-			return "", "", nil, err
-		}
+	path, err := demoConfig(found)
+	if err != nil {
+		return "", "", nil, err
 	}
 	cfg, err := config.Load(path)
 	if err != nil {
@@ -78,22 +77,37 @@ safety:
   preset: strict   # strict | moderate | minimal | custom; /preset NAME rewrites it
 `
 
-// demoConfig returns the demo's own config file in the state directory, writing it
-// on first use.
-func demoConfig() (string, error) {
-	defaults, err := config.Load("")
+// demoConfigName is the demo's own config file in the state directory.
+const demoConfigName = "demo-config.yaml"
+
+// demoConfig returns the demo's own config file in the state directory, making
+// it on first use: a copy of found (the config.yaml the demo would otherwise
+// read), or a small default when there is none. The demo never rewrites a file
+// it did not make: /preset in the demo changes this copy, so a real ai-server
+// started later on found still runs with the preset found says.
+func demoConfig(found string) (string, error) {
+	base, err := config.Load(found)
 	if err != nil {
 		return "", err
 	}
-	dir := defaults.StateDir()
-	path := filepath.Join(dir, "demo-config.yaml")
+	dir := base.StateDir()
+	path := filepath.Join(dir, demoConfigName)
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
+	}
+	text := []byte(demoConfigText)
+	if found != "" {
+		orig, err := os.ReadFile(found)
+		if err != nil {
+			return "", fmt.Errorf("cannot read %s for the demo's copy: %w", found, err)
+		}
+		text = append([]byte("# A copy of "+found+" made by ai-client --demo: /preset in the demo rewrites\n"+
+			"# this copy, never the original. Delete it to copy the original again.\n"), orig...)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("cannot create the state directory %s: %w", dir, err)
 	}
-	if err := os.WriteFile(path, []byte(demoConfigText), 0o600); err != nil {
+	if err := os.WriteFile(path, text, 0o600); err != nil {
 		return "", fmt.Errorf("cannot write the demo's config %s: %w", path, err)
 	}
 	return path, nil

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,5 +73,54 @@ func TestDemoPaceIsCheckedAndApplied(t *testing.T) {
 	}
 	if len(tokens) < 3 || tokens[len(tokens)-1].Sub(tokens[0]) < 200*time.Millisecond {
 		t.Fatalf("%d tokens over %s: the pace did not apply", len(tokens), tokens[len(tokens)-1].Sub(tokens[0]))
+	}
+}
+
+// TestDemoNeverRewritesAConfigItDidNotMake: with the repository's config.yaml
+// in the working folder, a preset change in the demo rewrites the demo's own
+// copy in the state directory and says so; the original keeps its bytes, so a
+// real ai-server started there later still runs with approvals on.
+func TestDemoNeverRewritesAConfigItDidNotMake(t *testing.T) {
+	repoConfig, err := os.ReadFile("../../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("AILAB_CONFIG", "")
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), repoConfig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, token, stop, err := startDemoServer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	got, err := client.New(url, token, nil).SetSafety(context.Background(), api.SafetyUpdate{Preset: "minimal"})
+	if err != nil || got.Safety.Preset != "minimal" {
+		t.Fatalf("SetSafety: %+v, %v", got, err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "config.yaml")); string(after) != string(repoConfig) {
+		t.Fatal("the demo rewrote the config.yaml of the working folder")
+	}
+	copyPath := filepath.Join(dir, "state", "ai-lab", demoConfigName)
+	data, err := os.ReadFile(copyPath)
+	if err != nil || !strings.Contains(string(data), "preset: minimal") || !strings.Contains(string(data), "A copy of "+filepath.Join(dir, "config.yaml")) {
+		t.Fatalf("the demo's copy: %s, %v", data, err)
+	}
+	var raw map[string]any
+	req, _ := http.NewRequest("PUT", url+"/config/safety", strings.NewReader(`{"preset": "moderate"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	json.NewDecoder(resp.Body).Decode(&raw)
+	if raw["written"] != copyPath {
+		t.Fatalf("PUT /config/safety says it wrote %v, want %s", raw["written"], copyPath)
 	}
 }
