@@ -656,7 +656,7 @@ func (r *turnRun) needDecisions(calls []plannedCall) (bool, error) {
 // otherwise ask is set.
 func (r *turnRun) decide(c plannedCall) (who string, ask bool, err error) {
 	preset := r.s.Config().Preset()
-	if !preset.NeedsApproval(c.Name) {
+	if tool, ok := r.reg.reg.Get(c.Name); ok && !tools.NeedsApproval(preset, tool) {
 		return api.DecisionAuto, false, nil
 	}
 	if ignoresGrants(preset, c.Name) {

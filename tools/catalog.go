@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -68,5 +69,58 @@ func NewExecutionID(tool string, t time.Time) string {
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(fmt.Sprintf("crypto/rand failed: %v", err)) // never happens on supported platforms
 	}
-	return fmt.Sprintf("%s_%013d_%s", tool, t.UnixMilli(), hex.EncodeToString(b[:]))
+	return fmt.Sprintf("%s_%013d_%s", IDPrefix(tool), t.UnixMilli(), hex.EncodeToString(b[:]))
 }
+
+// IDPrefix is the tool part of an execution id: the tool's name lower-cased,
+// every character outside [a-z0-9_] written _ (CONTRACT section 12). For the
+// built-in tools it is the name itself.
+func IDPrefix(name string) string {
+	b := []byte(strings.ToLower(name))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] < 'a' || b[0] > 'z' {
+		// An id's tool part starts with a letter (ExecutionIDPattern).
+		b = append([]byte("t_"), b...)
+	}
+	return string(b)
+}
+
+// An ApprovalPolicy is a tool that says itself whether its calls need the
+// user's decision under a preset (an MCP server's approval setting). A tool
+// without one follows the preset's list.
+type ApprovalPolicy interface {
+	NeedsApproval(p Preset) bool
+}
+
+// NeedsApproval reports whether a call of t needs the user's decision under p:
+// the tool's own policy when it has one, else the preset's list. A name the
+// presets do not know always needs approval: no tool runs freely by omission.
+func NeedsApproval(p Preset, t Tool) bool {
+	if ap, ok := t.(ApprovalPolicy); ok {
+		return ap.NeedsApproval(p)
+	}
+	if !IsName(t.Name()) {
+		return true
+	}
+	return p.NeedsApproval(t.Name())
+}
+
+// A Sourced tool says where it comes from: "builtin" or "mcp:NAME".
+type Sourced interface {
+	Source() string
+}
+
+// SourceOf is where t comes from: its Source, or "builtin".
+func SourceOf(t Tool) string {
+	if s, ok := t.(Sourced); ok {
+		return s.Source()
+	}
+	return SourceBuiltin
+}
+
+// SourceBuiltin is the source of the catalog's tools.
+const SourceBuiltin = "builtin"

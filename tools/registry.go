@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // A Registry holds the tools the model may call this run, keyed by their
@@ -19,17 +20,23 @@ type Spec struct {
 	Parameters  map[string]any `json:"parameters"`
 }
 
-// NewRegistry registers ts. It refuses a nil tool, a name that is not in the
-// catalog (Names), and a name given twice, so the model never sees a tool the
-// approval presets do not know about.
+// NewRegistry registers ts. It refuses a nil tool, a name given twice, and a
+// name that is neither in the catalog (Names) nor an outside tool's
+// (Sourced, named SOURCE__TOOL): the model never sees a tool whose approval
+// nobody decided. Names come in catalog order, then outside tools by name.
 func NewRegistry(ts ...Tool) (*Registry, error) {
 	r := &Registry{tools: make(map[string]Tool, len(ts))}
+	var outside []string
 	for i, t := range ts {
 		if t == nil {
 			return nil, fmt.Errorf("tool %d of %d is nil", i+1, len(ts))
 		}
 		name := t.Name()
-		if !IsName(name) {
+		switch {
+		case IsName(name):
+		case SourceOf(t) != SourceBuiltin && strings.Contains(name, "__"):
+			outside = append(outside, name)
+		default:
 			return nil, fmt.Errorf("tool %q is not in the catalog; known tools are %v", name, Names)
 		}
 		if _, dup := r.tools[name]; dup {
@@ -42,6 +49,8 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 			r.names = append(r.names, name)
 		}
 	}
+	slices.Sort(outside)
+	r.names = append(r.names, outside...)
 	return r, nil
 }
 

@@ -196,8 +196,12 @@ func (v Validator) checkClaim(ctx context.Context, sessionID string, c Claim, le
 	if !found || rec.SessionID != sessionID {
 		return notFound, false, nil
 	}
-	if claimed := c.ToolName; claimed != rec.ToolName || prefix != rec.ToolName {
-		if claimed == rec.ToolName {
+	// An id's tool part is the tool's name as tools.IDPrefix writes it (an MCP
+	// tool's name may have capitals or dashes); a claim may name the tool
+	// either way.
+	want := tools.IDPrefix(rec.ToolName)
+	if claimed := c.ToolName; (claimed != rec.ToolName && claimed != want) || prefix != want {
+		if claimed == rec.ToolName || claimed == want {
 			claimed = prefix
 		}
 		return Issue{

@@ -243,3 +243,32 @@ func TestMessages(t *testing.T) {
 		t.Error("RepromptMessage asks for a tool call though no tool was announced")
 	}
 }
+
+// TestCheckMCPToolIDs: an MCP tool's ids carry its name as tools.IDPrefix
+// writes it; citing one for that tool passes, for another tool does not.
+func TestCheckMCPToolIDs(t *testing.T) {
+	const id = "files__read_text_1763769600300_12345678"
+	ledger := memLedger{id: {ExecutionID: id, ToolName: "Files__Read-Text", SessionID: "s_1", StartedAt: time.UnixMilli(1763769600300), Completed: true}}
+	v := Validator{Window: 5 * time.Minute, Now: func() time.Time { return now }, Tools: []string{"Files__Read-Text", "web_search"},
+		Turn: []Run{{ToolName: "Files__Read-Text", ExecutionID: id, Status: "ok"}}}
+	for _, tc := range []struct {
+		reply string
+		code  string
+	}{
+		{"The file says hello (execution_id: " + id + ").", ""},
+		{`{"tool_name": "Files__Read-Text", "execution_id": "` + id + `", "result": "hello"}`, ""},
+		{`{"tool_name": "web_search", "execution_id": "` + id + `", "result": "hello"}`, CodeWrongTool},
+	} {
+		issues, err := v.Check(context.Background(), "s_1", tc.reply, ledger)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(issues) > 0 {
+			got = issues[0].Code
+		}
+		if got != tc.code {
+			t.Errorf("%q: issues %+v, want code %q", tc.reply, issues, tc.code)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+)
+
+// outsideTool stands in for a tool of an MCP server.
+type outsideTool struct {
+	name, source string
+}
+
+func (o outsideTool) Name() string               { return o.name }
+func (o outsideTool) Description() string        { return "" }
+func (o outsideTool) Parameters() map[string]any { return nil }
+func (o outsideTool) Source() string             { return o.source }
+func (o outsideTool) Run(context.Context, json.RawMessage) (any, error) {
+	return nil, nil
+}
+
+type policyTool struct {
+	outsideTool
+	needs bool
+}
+
+func (p policyTool) NeedsApproval(Preset) bool { return p.needs }
+
+func TestOutsideToolsRegisterBesideTheCatalog(t *testing.T) {
+	ws, _ := OpenWorkspace(t.TempDir())
+	defer ws.Close()
+	all := append(FileTools(ws), outsideTool{name: "files__read_text", source: "mcp:files"}, outsideTool{name: "db__query", source: "mcp:db"})
+	r, err := NewRegistry(all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := r.Names()
+	if names[len(names)-2] != "db__query" || names[len(names)-1] != "files__read_text" || !slices.Contains(names, ReadFile) {
+		t.Fatalf("names %v", names)
+	}
+	for _, bad := range []Tool{
+		outsideTool{name: "read_text", source: "mcp:files"},        // no namespace
+		outsideTool{name: "files__read_text", source: "builtin"},   // claims to be built in
+		outsideTool{name: "files__read_text", source: "mcp:files"}, // twice
+	} {
+		if _, err := NewRegistry(append(all, bad)...); err == nil {
+			t.Errorf("%+v was registered", bad)
+		}
+	}
+}
+
+func TestNoToolRunsFreelyByOmission(t *testing.T) {
+	minimal := Presets[PresetMinimal]
+	ws, _ := OpenWorkspace(t.TempDir())
+	defer ws.Close()
+	if NeedsApproval(minimal, FileTools(ws)[0]) {
+		t.Error("minimal asks for read_file")
+	}
+	if !NeedsApproval(minimal, outsideTool{name: "files__read_text", source: "mcp:files"}) {
+		t.Error("a tool the presets do not know runs without a decision")
+	}
+	if NeedsApproval(Presets[PresetStrict], policyTool{outsideTool{name: "a__b", source: "mcp:a"}, false}) {
+		t.Error("a tool's own policy was not asked")
+	}
+}
+
+func TestIDPrefix(t *testing.T) {
+	for in, want := range map[string]string{
+		"web_search":          "web_search",
+		"files__read_text":    "files__read_text",
+		"Files__Read-Text.v2": "files__read_text_v2",
+		"gh__list issues":     "gh__list_issues",
+		"9lives__x":           "t_9lives__x",
+	} {
+		if got := IDPrefix(in); got != want {
+			t.Errorf("IDPrefix(%q) = %q, want %q", in, got, want)
+		}
+		id := NewExecutionID(in, time.UnixMilli(1763769600123))
+		if !regexp.MustCompile(`^`+regexp.QuoteMeta(want)+`_1763769600123_[0-9a-f]{8}$`).MatchString(id) || !ExecutionIDPattern.MatchString(id) {
+			t.Errorf("NewExecutionID(%q) = %q", in, id)
+		}
+	}
+}
