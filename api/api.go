@@ -288,6 +288,18 @@ type Trace struct {
 	Calls      []TraceCall `json:"calls"`
 }
 
+// A ToolInfo is one row of GET /tools: a tool the model may call now.
+type ToolInfo struct {
+	Name          string `json:"name"`
+	ToolName      string `json:"tool_name"` // the same as Name, spelt as elsewhere in the API
+	Description   string `json:"description"`
+	Source        string `json:"source"` // "builtin" or "mcp:NAME"
+	NeedsApproval bool   `json:"needs_approval"`
+	// Status is an MCP tool's server state: "ready", "starting", "restarting
+	// in 4s: <reason>", "failed: <reason>"; empty for built-in tools.
+	Status string `json:"status,omitempty"`
+}
+
 // A SafetyUpdate is the body of PUT /config/safety.
 type SafetyUpdate struct {
 	Preset                 string   `json:"preset"`

@@ -276,6 +276,28 @@ func (s *Server) answerStream(c *gin.Context, r *turnRun, decisions map[string]a
 	}
 }
 
+// toolList lists the tools the model may call now: GET /tools.
+func (s *Server) toolList(c *gin.Context) {
+	ts, err := s.tools()
+	if err != nil {
+		s.fail(c, fmt.Errorf("building the tools: %w", err))
+		return
+	}
+	defer ts.done()
+	preset := s.cfg.Load().Preset()
+	out := make([]api.ToolInfo, 0, len(ts.names))
+	for _, name := range ts.names {
+		t, _ := ts.reg.Get(name)
+		info := api.ToolInfo{Name: name, ToolName: name, Description: t.Description(), Source: tools.SourceOf(t),
+			NeedsApproval: tools.NeedsApproval(preset, t)}
+		if st, ok := t.(interface{ Status() string }); ok {
+			info.Status = st.Status()
+		}
+		out = append(out, info)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
 // cancel stops the turn running on a session: POST /sessions/{id}/cancel.
 func (s *Server) cancel(c *gin.Context) {
 	id := c.Param("id")

@@ -282,6 +282,7 @@ func (s *Server) Handler() http.Handler {
 	a.POST("/sessions/:id/cancel", s.cancel)
 	a.GET("/sessions/:id/grants", s.grants)
 	a.DELETE("/sessions/:id/grants/:grant", s.revokeGrant)
+	a.GET("/tools", s.toolList)
 	a.GET("/config", s.config)
 	a.PUT("/config/safety", s.putSafety)
 	a.GET("/executions/:id", s.execution)

@@ -236,3 +236,22 @@ func TestPresetPUTRefusedWhileTheEnvironmentOverridesIt(t *testing.T) {
 		t.Fatalf("the file was rewritten:\n%s", data)
 	}
 }
+
+// TestToolsListsEveryToolWithItsApproval: GET /tools names each built-in tool
+// with its source and whether the preset in force asks about it.
+func TestToolsListsEveryToolWithItsApproval(t *testing.T) {
+	h := newLoopHarness(t, "moderate")
+	var list []api.ToolInfo
+	if code := h.do("GET", "/tools", nil, &list); code != 200 || len(list) != 9 {
+		t.Fatalf("GET /tools: %d %+v", code, list)
+	}
+	want := map[string]bool{"write_file": true, "web_search": false, "read_file": false, "delete_file": true}
+	for _, ti := range list {
+		if ti.Source != "builtin" || ti.Name != ti.ToolName || ti.Description == "" || ti.Status != "" {
+			t.Errorf("%+v", ti)
+		}
+		if needs, ok := want[ti.Name]; ok && needs != ti.NeedsApproval {
+			t.Errorf("%s: needs_approval %v under moderate", ti.Name, ti.NeedsApproval)
+		}
+	}
+}
