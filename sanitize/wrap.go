@@ -9,13 +9,19 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The wrapper tag names. Content must never spell either tag: not in any case, not
+// The wrapper tag names. Content must never spell any of them: not in any case, not
 // with spaces inside the tag, not with invisible or full-width characters between the
-// letters, since a model reads all of those as the tag.
+// letters, since a model reads all of those as the tag. Every wrapper neutralizes
+// every name, so text wrapped twice (an MCP server that returns a web page) cannot
+// close the outer wrapper either.
 const (
-	webpageTag = "webpage_content"
-	searchTag  = "search_results"
+	webpageTag    = "webpage_content"
+	searchTag     = "search_results"
+	toolOutputTag = "tool_output"
 )
+
+// wrapperTags lists the names matchWrapperTag looks for.
+var wrapperTags = [...]string{webpageTag, searchTag, toolOutputTag}
 
 // WrapWebpage wraps page content in <webpage_content source="URL">...</webpage_content>.
 // The source is attribute-escaped and any wrapper tag inside content is neutralized,
@@ -159,7 +165,7 @@ func matchWrapperTag(s string, i int) int {
 			j = skipIgnorable(s, j+n)
 		}
 	}
-	for _, name := range []string{webpageTag, searchTag} {
+	for _, name := range wrapperTags {
 		if end := matchSpread(s, j, name); end > 0 {
 			return end
 		}
