@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ailab/ai-lab/api"
@@ -24,6 +22,12 @@ type Batch struct {
 	Message   string
 	Pending   []api.PendingTool
 	Decisions []api.Decision
+
+	// granted are the offers given with Grant in this batch: a later call of the
+	// batch with the same offer is what the user just allowed for the session, so
+	// asking about it again would contradict the grant.
+	granted []api.PendingTool
+	covered map[int]bool // rows approved because a grant of this batch covers them
 }
 
 // NewBatch starts deciding the calls of an approval_required reply.
@@ -37,36 +41,119 @@ func (b *Batch) Current() int { return len(b.Decisions) }
 // Done reports whether every pending call has a decision.
 func (b *Batch) Done() bool { return len(b.Decisions) >= len(b.Pending) }
 
-// Decide records the decision for the current call.
+// Remaining is the number of calls without a decision yet.
+func (b *Batch) Remaining() int { return max(0, len(b.Pending)-len(b.Decisions)) }
+
+// Decide records the decision for the current call; calls right after it that a
+// grant of this batch covers are approved with it.
 func (b *Batch) Decide(approved bool, feedback string) {
 	if b.Done() {
 		return
 	}
 	b.Decisions = append(b.Decisions, api.Decision{ToolCallID: b.Pending[b.Current()].ToolCallID, Approved: approved, Feedback: feedback})
+	b.advance()
 }
 
 // DecideRest records the same decision for the current call and all after it.
 func (b *Batch) DecideRest(approved bool) {
+	b.rest(approved, "")
+}
+
+// DenyRest denies the current call and all after it, each with feedback (may be empty).
+func (b *Batch) DenyRest(feedback string) {
+	b.rest(false, feedback)
+}
+
+// rest decides every remaining call alike, covered ones too: the user answered for
+// all of them at once, with their number in front of them.
+func (b *Batch) rest(approved bool, feedback string) {
 	for !b.Done() {
-		b.Decide(approved, "")
+		b.Decisions = append(b.Decisions, api.Decision{ToolCallID: b.Pending[b.Current()].ToolCallID, Approved: approved, Feedback: feedback})
 	}
+}
+
+// CanGrant reports whether the current call carries a grant offer.
+func (b *Batch) CanGrant() bool {
+	return !b.Done() && b.Pending[b.Current()].Grant != nil
+}
+
+// Grant approves the current call with scope session, which stores its grant
+// offer (CONTRACT section 11), and approves the later calls of the batch that the
+// same offer covers. It does nothing when the call carries no offer.
+func (b *Batch) Grant() {
+	if !b.CanGrant() {
+		return
+	}
+	p := b.Pending[b.Current()]
+	b.Decisions = append(b.Decisions, api.Decision{ToolCallID: p.ToolCallID, Approved: true, Scope: api.ScopeSession})
+	b.granted = append(b.granted, p)
+	b.advance()
+}
+
+// GrantCovers counts the calls after the current one that Grant would approve too.
+func (b *Batch) GrantCovers() int {
+	if !b.CanGrant() {
+		return 0
+	}
+	p, n := b.Pending[b.Current()], 0
+	for _, q := range b.Pending[b.Current()+1:] {
+		if sameOffer(p, q) {
+			n++
+		}
+	}
+	return n
+}
+
+// Covered reports whether row i was approved because a grant of this batch covers it.
+func (b *Batch) Covered(i int) bool { return b.covered[i] }
+
+// advance approves the calls from the current one on that a grant of this batch
+// covers, up to the first that it does not.
+func (b *Batch) advance() {
+	for !b.Done() {
+		i := b.Current()
+		if !slices.ContainsFunc(b.granted, func(g api.PendingTool) bool { return sameOffer(g, b.Pending[i]) }) {
+			return
+		}
+		if b.covered == nil {
+			b.covered = map[int]bool{}
+		}
+		b.covered[i] = true
+		b.Decisions = append(b.Decisions, api.Decision{ToolCallID: b.Pending[i].ToolCallID, Approved: true})
+	}
+}
+
+// sameOffer reports whether two calls are of one tool and carry the same grant
+// offer. Only the server matches paths against patterns; equal offers need no matching.
+func sameOffer(a, b api.PendingTool) bool {
+	return a.Grant != nil && b.Grant != nil && a.ToolName == b.ToolName && a.Grant.Pattern == b.Grant.Pattern
 }
 
 // Summary is one line per decision, for the conversation: "✓ approved write_file(...)".
 func (b *Batch) Summary(width int) []string {
 	var out []string
 	for i, d := range b.Decisions {
-		mark, verb := "✓", "approved"
-		if !d.Approved {
-			mark, verb = "⊘", "denied"
-		}
-		line := fmt.Sprintf("%s %s %s", mark, verb, CallLabel(b.Pending[i]))
-		if d.Feedback != "" {
-			line += " — reason: " + Visible(d.Feedback)
-		}
-		out = append(out, cut(line, width))
+		out = append(out, cut(DecisionLine(b.Pending[i], d), width))
 	}
 	return out
+}
+
+// labelArgs bounds the arguments in a decision line: the table and ? showed them
+// whole, and the conversation needs only to say which call it was.
+const labelArgs = 60
+
+// DecisionLine is the conversation's line for one decision, with the call's
+// arguments cut short and the reason whole: "⊘ denied write_file(path=a.txt, …) — reason: not now".
+func DecisionLine(p api.PendingTool, d api.Decision) string {
+	mark, verb := "✓", "approved"
+	if !d.Approved {
+		mark, verb = "⊘", "denied"
+	}
+	line := fmt.Sprintf("%s %s %s", mark, verb, ShortLabel(p, labelArgs))
+	if d.Feedback != "" {
+		line += " — reason: " + Visible(d.Feedback)
+	}
+	return line
 }
 
 // Visible returns s with every control, invisible, bidi or non-ASCII space character
@@ -234,6 +321,11 @@ func CallLabel(p api.PendingTool) string {
 	return Visible(p.ToolName) + "(" + ShortArgs(p.Arguments) + ")"
 }
 
+// ShortLabel is CallLabel with the arguments cut to n cells.
+func ShortLabel(p api.PendingTool, n int) string {
+	return Visible(p.ToolName) + "(" + cut(ShortArgs(p.Arguments), n) + ")"
+}
+
 // cut shortens s to width cells with a trailing …; width <= 0 means no limit.
 func cut(s string, width int) string {
 	if width <= 0 {
@@ -242,173 +334,3 @@ func cut(s string, width int) string {
 	return ansi.Truncate(s, width, "…")
 }
 
-// TableStyle holds the styles of the approval screen; build it from the renderer
-// that draws the screen so NO_COLOR and tests get plain text.
-type TableStyle struct {
-	Title   lipgloss.Style // "⚠ Tool Approval Required"
-	Border  lipgloss.Style
-	Header  lipgloss.Style
-	Current lipgloss.Style // the row being decided
-	Cell    lipgloss.Style
-	Prompt  lipgloss.Style
-}
-
-// NewTableStyle returns the approval screen styles for r (nil: lipgloss's default renderer).
-func NewTableStyle(r *lipgloss.Renderer) TableStyle {
-	if r == nil {
-		r = lipgloss.DefaultRenderer()
-	}
-	return TableStyle{
-		Title:   r.NewStyle().Bold(true).Foreground(lipgloss.Color("11")),
-		Border:  r.NewStyle().Foreground(lipgloss.Color("8")),
-		Header:  r.NewStyle().Bold(true),
-		Current: r.NewStyle().Bold(true).Reverse(true),
-		Cell:    r.NewStyle(),
-		Prompt:  r.NewStyle().Bold(true),
-	}
-}
-
-// ScreenOptions shape the approval screen.
-type ScreenOptions struct {
-	Width       int        // terminal columns the screen must fit; <= 0 means 80
-	MaxArgLines int        // lines of arguments per row before "…"; <= 0 means no limit
-	Style       TableStyle // from NewTableStyle
-	// Short is for a screen too small for the whole batch: the message line and the
-	// rows already decided are left out, so the row being decided stays in view.
-	Short bool
-}
-
-const tableTitle = "Tools Requesting Approval"
-
-// Screen draws the approval screen without its prompt line: heading, message and the
-// table of calls with the current one highlighted. Every line fits opt.Width: long
-// argument lines are cut with … rather than wrapped, so the table never breaks.
-func (b *Batch) Screen(opt ScreenOptions) string {
-	width := opt.Width
-	if width <= 0 {
-		width = 80
-	}
-	msg := b.Message
-	if msg == "" {
-		msg = fmt.Sprintf("The AI wants to use %d tool(s) that require your approval.", len(b.Pending))
-	}
-	var sb strings.Builder
-	sb.WriteString(opt.Style.Title.Render(cut("⚠ Tool Approval Required", width)))
-	sb.WriteString("\n")
-	if !opt.Short {
-		sb.WriteString(ansi.Wrap(Visible(msg), width, ""))
-		sb.WriteString("\n\n")
-	}
-	sb.WriteString(b.table(width, opt))
-	return sb.String()
-}
-
-func (b *Batch) table(width int, opt ScreenOptions) string {
-	// Tool cells carry a marker column so the current row shows without colour too.
-	toolW := len("Tool")
-	pending, cur := b.Pending, b.Current()
-	if opt.Short && cur < len(pending) {
-		pending, cur = pending[cur:], 0
-	}
-	names := make([]string, len(pending))
-	for i, p := range pending {
-		mark := "  "
-		if i == cur && len(b.Pending) > 1 {
-			mark = "▸ "
-		}
-		names[i] = mark + Visible(p.ToolName)
-		toolW = max(toolW, ansi.StringWidth(names[i]))
-	}
-	// Borders (3) and cell padding (1 left of the tool, 1 each side of the arguments).
-	argW := width - 3 - (toolW + 1) - 2
-	if argW < len("Arguments") {
-		argW = len("Arguments")
-		toolW = max(4, width-3-1-2-argW)
-		for i := range names {
-			names[i] = cut(names[i], toolW)
-		}
-	}
-	rows := make([][]string, len(pending))
-	for i, p := range pending {
-		lines := strings.Split(PrettyArgs(p.Arguments), "\n")
-		if n := opt.MaxArgLines; n > 0 && len(lines) > n {
-			// Indented JSON does not fit: compact JSON is as exact and far denser.
-			flat := compactArgs(p.Arguments)
-			lines = strings.Split(ansi.Hardwrap(flat, argW, false), "\n")
-			switch {
-			case len(lines) <= n:
-			case n == 1:
-				lines = []string{cut(flat, argW)}
-			default:
-				lines = append(lines[:n-1], "… (? shows all)")
-			}
-		}
-		for j, l := range lines {
-			lines[j] = cut(l, argW)
-		}
-		rows[i] = []string{names[i], strings.Join(lines, "\n")}
-	}
-	t := table.New().
-		Border(lipgloss.NormalBorder()).
-		BorderStyle(opt.Style.Border).
-		BorderRow(false).
-		Headers("Tool", "Arguments").
-		Rows(rows...).
-		Wrap(true).
-		StyleFunc(func(row, col int) lipgloss.Style {
-			s := opt.Style.Cell
-			if row == table.HeaderRow {
-				s = opt.Style.Header
-			} else if row == cur {
-				s = opt.Style.Current
-			}
-			if col == 0 {
-				return s.PaddingLeft(1)
-			}
-			return s.Padding(0, 1)
-		})
-	body := t.String()
-	// A table narrower than its title would cut the title: widen it to fit.
-	if need := ansi.StringWidth(tableTitle) + 3; ansi.StringWidth(strings.SplitN(body, "\n", 2)[0]) < need && need <= width {
-		body = t.Width(need).String()
-	}
-	lines := strings.Split(body, "\n")
-	if len(lines) == 0 {
-		return body
-	}
-	w := ansi.StringWidth(lines[0])
-	// The title spans both columns, which lipgloss/table cannot do; draw it as a box
-	// on top and turn the table's top corners into T-junctions so the two join.
-	first := lines[0]
-	first = strings.Replace(first, "┌", "├", 1)
-	if i := strings.LastIndex(first, "┐"); i >= 0 {
-		first = first[:i] + "┤" + first[i+len("┐"):]
-	}
-	lines[0] = first
-	inner := w - 2
-	title := cut(" "+tableTitle, inner)
-	title += strings.Repeat(" ", max(0, inner-ansi.StringWidth(title)))
-	bs := opt.Style.Border
-	head := bs.Render("┌"+strings.Repeat("─", inner)+"┐") + "\n" +
-		bs.Render("│") + opt.Style.Header.Render(title) + bs.Render("│")
-	return head + "\n" + strings.Join(lines, "\n")
-}
-
-// Prompt is the question for the current call: "Approve tool(args)? [y/n/a/d] (y):",
-// with "(2 of 3)" in front when the batch has more than one call.
-func (b *Batch) Prompt(width int) string {
-	if b.Done() {
-		return ""
-	}
-	tail := "? [y/n/a/d] (y): "
-	head := ""
-	if len(b.Pending) > 1 {
-		head = "(" + strconv.Itoa(b.Current()+1) + " of " + strconv.Itoa(len(b.Pending)) + ") "
-	}
-	head += "Approve "
-	label := CallLabel(b.Pending[b.Current()])
-	if width > 0 {
-		label = cut(label, max(4, width-ansi.StringWidth(head)-ansi.StringWidth(tail)))
-	}
-	return head + label + tail
-}

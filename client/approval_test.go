@@ -111,7 +111,18 @@ func sampleBatch() *client.Batch {
 	return client.NewBatch(clienttest.Pending("s_1",
 		clienttest.Call("web_search", `{"query": "latest AI", "max_results": 5}`, "call_1"),
 		clienttest.Call("write_file", `{"path": "notes/today.txt", "content": "a very long line of text that will not fit in eighty columns and must be cut with an ellipsis \u200b"}`, "call_2"),
+		overwrite(),
 	))
+}
+
+// overwrite is a write_file call onto an existing file, with the server's preview.
+func overwrite() api.PendingTool {
+	p := clienttest.Call("write_file", `{"path":"notes.txt","content":"one\ntwo\nthree\nfour\n"}`, "call_3")
+	p.Preview = &api.Preview{Kind: api.PreviewOverwrite, Path: "notes.txt", Size: 8, Added: 3, Removed: 1,
+		Diff:    "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,4 @@\n one\n-old\t2\n+two\n+three\n+four\n",
+		Summary: "overwrites notes.txt (+3 −1)"}
+	p.Grant = &api.GrantOffer{Pattern: "*", Label: "write files in the workspace's top folder for this session"}
+	return p
 }
 
 func plainStyle() client.TableStyle {
@@ -120,10 +131,13 @@ func plainStyle() client.TableStyle {
 	return client.NewTableStyle(r)
 }
 
+// TestScreenGolden is the one-shot's approval screen: the first call decided, the
+// second being decided, the third an overwrite whose preview says so.
 func TestScreenGolden(t *testing.T) {
 	for _, w := range []int{80, 120} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			b := sampleBatch()
+			b.Decide(true, "")
 			out := b.Screen(client.ScreenOptions{Width: w, Style: plainStyle()}) + "\n\n" + b.Prompt(w) + "\n"
 			golden.RequireEqual(t, []byte(out))
 		})
@@ -203,5 +217,133 @@ func TestScreenCapsArgumentLines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A call that replaces or removes something says so in its row; ? shows the diff or
+// the first lines of what goes.
+func TestScreenShowsWhatACallChanges(t *testing.T) {
+	del := clienttest.Call("delete_file", `{"path":"old.txt"}`, "c2")
+	del.Preview = &api.Preview{Kind: api.PreviewDelete, Path: "old.txt", Size: 340, Head: "first line\n\x1b[2Jsecond", Summary: "deletes old.txt (340 B)"}
+	b := client.NewBatch(clienttest.Pending("s", overwrite(), del))
+	screen := b.Screen(client.ScreenOptions{Width: 100, Style: plainStyle()})
+	for _, want := range []string{"⚠ overwrites notes.txt (+3 −1) · ? shows the diff", "⚠ deletes old.txt (340 B) · ? shows the first lines"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	tests := []struct {
+		name   string
+		call   api.PendingTool
+		want   []string
+		absent []string
+	}{
+		{"overwrite: the diff", overwrite(), []string{`"path": "notes.txt"`, "⚠ overwrites notes.txt (+3 −1)", "--- a/notes.txt", "@@ -1,2 +1,4 @@", "-old    2", "+three"}, []string{"\t"}},
+		{"delete: the first lines, escaped", del, []string{"First lines of what it removes (old.txt):", "first line", `\x1b[2Jsecond`}, []string{"\x1b"}},
+		{"no preview: the arguments only", clienttest.Call("web_search", `{"query":"go"}`, "c"), []string{`"query": "go"`}, []string{"⚠"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := client.Details(tt.call, plainStyle())
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("details lack %q:\n%s", w, got)
+				}
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("details hold %q:\n%q", a, got)
+				}
+			}
+		})
+	}
+}
+
+// In colour, the diff's added and removed lines have their own colours.
+func TestDetailsColourTheDiff(t *testing.T) {
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(termenv.ANSI256)
+	got := client.Details(overwrite(), client.NewTableStyle(r))
+	for _, l := range strings.Split(got, "\n") {
+		plain := ansi.Strip(l)
+		if (strings.HasPrefix(plain, "+t") || strings.HasPrefix(plain, "-o")) && plain == l {
+			t.Errorf("diff line %q has no colour", l)
+		}
+	}
+}
+
+func TestBatchGrant(t *testing.T) {
+	offer := func(tool, args, id, pattern string) api.PendingTool {
+		p := clienttest.Call(tool, args, id)
+		if pattern != "" {
+			p.Grant = &api.GrantOffer{Pattern: pattern, Label: "label"}
+		}
+		return p
+	}
+	b := client.NewBatch(clienttest.Pending("s",
+		offer("write_file", `{"path":"a.txt"}`, "c1", "*"),
+		offer("delete_file", `{"path":"x"}`, "c2", ""),
+		offer("write_file", `{"path":"b.txt"}`, "c3", "*"),
+		offer("write_file", `{"path":"n/c.txt"}`, "c4", "n/*"),
+		offer("read_file", `{"path":"d.txt"}`, "c5", "*"),
+	))
+	if !b.CanGrant() || b.GrantCovers() != 1 {
+		t.Fatalf("CanGrant %v, covers %d; want true, 1", b.CanGrant(), b.GrantCovers())
+	}
+	b.Grant()
+	if b.Current() != 1 || b.CanGrant() {
+		t.Fatalf("after Grant: current %d, CanGrant %v", b.Current(), b.CanGrant())
+	}
+	b.Grant() // delete_file has no offer: nothing happens
+	if b.Current() != 1 {
+		t.Fatal("Grant decided a call without an offer")
+	}
+	b.Decide(false, "no")
+	// c3 is covered by the grant of c1 and approved with it; c4 (another folder)
+	// and c5 (another tool) are asked.
+	want := []api.Decision{{ToolCallID: "c1", Approved: true, Scope: api.ScopeSession}, {ToolCallID: "c2", Feedback: "no"}, {ToolCallID: "c3", Approved: true}}
+	if fmt.Sprint(b.Decisions) != fmt.Sprint(want) || !b.Covered(2) || b.Covered(0) {
+		t.Fatalf("decisions = %+v, covered(2) %v", b.Decisions, b.Covered(2))
+	}
+	b.DenyRest("not these")
+	if b.Decisions[3].Feedback != "not these" || b.Decisions[4].Feedback != "not these" || b.Decisions[4].Approved {
+		t.Fatalf("DenyRest: %+v", b.Decisions)
+	}
+}
+
+// A denied call's line in the conversation names the call with short arguments.
+func TestDecisionLineKeepsArgumentsShort(t *testing.T) {
+	long := strings.Repeat("word ", 60)
+	p := clienttest.Call("write_file", `{"path":"a.txt","content":"`+long+`"}`, "c")
+	got := client.DecisionLine(p, api.Decision{Feedback: "too long"})
+	if !strings.HasPrefix(got, "⊘ denied write_file(path=a.txt, content=") || !strings.HasSuffix(got, "…) — reason: too long") || ansi.StringWidth(got) > 100 {
+		t.Fatalf("line = %q", got)
+	}
+}
+
+// A table cut to a height keeps the row being decided in view, with the one just
+// decided, and says truly how many rows are out of view on each side.
+func TestTableScrollsWithinItsHeight(t *testing.T) {
+	var calls []api.PendingTool
+	for i := range 18 {
+		calls = append(calls, clienttest.Call("write_file", fmt.Sprintf(`{"path":"f%02d.txt","content":"x"}`, i), fmt.Sprint("c", i)))
+	}
+	b := client.NewBatch(clienttest.Pending("s", calls...))
+	for range 9 {
+		b.Decide(true, "")
+	}
+	view := b.Table(client.ScreenOptions{Width: 80, Style: plainStyle(), Compact: true, Height: 12, MaxArgLines: 4})
+	text := strings.Join(view.Lines, "\n")
+	if len(view.Lines) > 12 || view.First > 8 || view.Last <= 9 {
+		t.Fatalf("rows %d..%d in %d lines:\n%s", view.First, view.Last, len(view.Lines), text)
+	}
+	for _, want := range []string{"✓ write_file", "▸ write_file", fmt.Sprintf("↑ %d more rows above", view.First), fmt.Sprintf("↓ %d more rows below", 18-view.Last), `f09.txt`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("table lacks %q:\n%s", want, text)
+		}
+	}
+	scrolled := b.Table(client.ScreenOptions{Width: 80, Style: plainStyle(), Compact: true, Height: 12, Scrolled: true, Top: 14})
+	if scrolled.Last != 18 || scrolled.First > 14 || strings.Contains(strings.Join(scrolled.Lines, "\n"), "below") {
+		t.Fatalf("scrolled to the end: rows %d..%d\n%s", scrolled.First, scrolled.Last, strings.Join(scrolled.Lines, "\n"))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/client"
 	"github.com/ailab/ai-lab/client/clienttest"
 )
@@ -51,9 +52,12 @@ func FuzzArgumentsAreShownVisibly(f *testing.F) {
 		checkShown(t, "Visible", client.Visible(args), false)
 		checkShown(t, "ShortArgs", client.ShortArgs([]byte(args)), false)
 		checkShown(t, "PrettyArgs", client.PrettyArgs([]byte(args)), true)
-		b := client.NewBatch(clienttest.Pending("s", clienttest.Call("write_file", args, "c")))
-		// 1..5 lines per row reaches the compact and the cut forms of a squeezed row.
-		screen := b.Screen(client.ScreenOptions{Width: width, MaxArgLines: 1 + width%5, Style: plainStyle(), Short: width%2 == 0})
+		first := clienttest.Call("write_file", args, "c")
+		first.Preview = &api.Preview{Kind: api.PreviewOverwrite, Path: args, Summary: "overwrites " + args, Diff: "-" + args + "\n+" + args}
+		b := client.NewBatch(clienttest.Pending("s", first, clienttest.Call(args, args, "d")))
+		// 1..5 lines per row reaches the compact and the cut forms of a squeezed row,
+		// and a height of 5..10 lines the table's scrolled forms.
+		screen := b.Screen(client.ScreenOptions{Width: width, MaxArgLines: 1 + width%5, Style: plainStyle(), Compact: width%2 == 0, Height: 5 + width%6*(width%2)})
 		checkShown(t, "Screen", screen, true)
 		for _, l := range strings.Split(screen, "\n") {
 			if ansi.StringWidth(l) > width {
@@ -61,6 +65,7 @@ func FuzzArgumentsAreShownVisibly(f *testing.F) {
 			}
 		}
 		checkShown(t, "Prompt", b.Prompt(width), false)
+		checkShown(t, "Details", client.Details(first, plainStyle()), true)
 		checkTerminalSafe(t, client.TerminalSafe(args))
 	})
 }

@@ -187,8 +187,11 @@ type Safety struct {
 // A Config is the effective server config as GET /config shows it: the safety part
 // decoded, everything else kept raw.
 type Config struct {
-	Safety Safety          `json:"safety"`
-	Raw    json.RawMessage `json:"-"`
+	Safety Safety `json:"safety"`
+	// Written is the config file PUT /config/safety rewrote (absolute path); empty
+	// in the answer of GET /config.
+	Written string          `json:"written,omitempty"`
+	Raw     json.RawMessage `json:"-"`
 }
 
 // Config returns the effective config.
@@ -216,6 +219,18 @@ func decodeConfig(raw json.RawMessage) (Config, error) {
 	}
 	cfg.Raw = raw
 	return cfg, nil
+}
+
+// Grants lists the session grants of a session (CONTRACT section 11).
+func (c *Client) Grants(ctx context.Context, sessionID string) ([]api.SessionGrant, error) {
+	var g []api.SessionGrant
+	err := c.do(ctx, http.MethodGet, "/sessions/"+url.PathEscape(sessionID)+"/grants", nil, &g)
+	return g, err
+}
+
+// RevokeGrant deletes one session grant; later calls it covered ask again.
+func (c *Client) RevokeGrant(ctx context.Context, sessionID, grantID string) error {
+	return c.do(ctx, http.MethodDelete, "/sessions/"+url.PathEscape(sessionID)+"/grants/"+url.PathEscape(grantID), nil, nil)
 }
 
 // Trace returns the call chain of one turn.

@@ -17,7 +17,7 @@ import (
 
 // Approval policies of the one-shot mode (--approve).
 const (
-	ApproveAsk  = "ask"  // print each batch and read y/n/a/d lines
+	ApproveAsk  = "ask"  // print each batch and read y/n/a/d/? lines
 	ApproveAll  = "all"  // approve every call without asking
 	ApproveNone = "none" // deny every call without asking
 )
@@ -115,8 +115,10 @@ func (o Once) echo(w io.Writer, answer string) {
 	}
 }
 
-// ask prints the batch as a plain table and reads one line per call: y, n, a, d or an
-// empty line for the default y; after n, one more line is the reason (empty: none).
+// ask prints the batch as a plain table and reads one line per call: y, n, a, d, ?
+// or an empty line for the default y; after n or d, one more line is the reason
+// (empty: none); ? prints the call's full arguments and what it would change, then
+// asks again.
 func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 	w := o.Prompt
 	if w == nil {
@@ -124,8 +126,18 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 	}
 	plain := lipgloss.NewRenderer(w)
 	plain.SetColorProfile(termenv.Ascii) // plain text even on a colour terminal
-	fmt.Fprintln(w, b.Screen(ScreenOptions{Width: o.Width, Style: NewTableStyle(plain)}))
+	st := NewTableStyle(plain)
+	fmt.Fprintln(w, b.Screen(ScreenOptions{Width: o.Width, Style: st}))
 	fmt.Fprintln(w)
+	reason := func() string {
+		fmt.Fprint(w, "Reason for the model (Enter skips): ")
+		r := ""
+		if in.Scan() {
+			r = strings.TrimSpace(in.Text())
+		}
+		o.echo(w, r)
+		return r
+	}
 	for !b.Done() {
 		fmt.Fprint(w, b.Prompt(o.Width))
 		if !in.Scan() {
@@ -137,19 +149,15 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 		case "", "y", "yes":
 			b.Decide(true, "")
 		case "n", "no":
-			fmt.Fprint(w, "Reason for the model (Enter skips): ")
-			reason := ""
-			if in.Scan() {
-				reason = strings.TrimSpace(in.Text())
-			}
-			o.echo(w, reason)
-			b.Decide(false, reason)
+			b.Decide(false, reason())
 		case "a", "all":
 			b.DecideRest(true)
 		case "d", "deny":
-			b.DecideRest(false)
+			b.DenyRest(reason())
+		case "?":
+			fmt.Fprintln(w, Details(b.Pending[b.Current()], st))
 		default:
-			fmt.Fprintln(w, "Answer y (approve), n (deny), a (approve all remaining) or d (deny all remaining).")
+			fmt.Fprintln(w, "Answer y (approve), n (deny), a (approve all remaining), d (deny all remaining) or ? (full arguments and changes).")
 		}
 	}
 	for _, l := range b.Summary(o.Width) {

@@ -41,6 +41,8 @@ func TestOnceApprovalFlows(t *testing.T) {
 	}{
 		{"ask y then n with reason, then default", client.ApproveAsk, "y\nn\nnot that file\n\n",
 			[][]api.Decision{{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Feedback: "not that file"}}, {{ToolCallID: "c3", Approved: true}}}},
+		{"ask y, d with a reason, then default", client.ApproveAsk, "y\nd\nnot now\n\n",
+			[][]api.Decision{{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Feedback: "not now"}}, {{ToolCallID: "c3", Approved: true}}}},
 		{"ask a then d", client.ApproveAsk, "a\nd\n",
 			[][]api.Decision{{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, {{ToolCallID: "c3"}}}},
 		{"ask n skipping the reason, bad answer re-asked", client.ApproveAsk, "n\n\nwhat\ny\nY\n",
@@ -82,6 +84,30 @@ func TestOnceApprovalFlows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The one-shot table says what a call would change, and ? prints the diff before
+// asking again.
+func TestOnceShowsThePreviewAndTheDiff(t *testing.T) {
+	srv := clienttest.New(t, clienttest.Pending("s_1", overwrite()), clienttest.Final("s_1", "Wrote notes.txt."))
+	var out, prompt bytes.Buffer
+	o := client.Once{Message: "write", Approve: client.ApproveAsk, In: strings.NewReader("?\ny\n"), Out: &out, Prompt: &prompt, Width: 100}
+	if err := o.Run(context.Background(), client.New(srv.URL, clienttest.Token, nil)); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	p := prompt.String()
+	table, details, _ := strings.Cut(p, "(y): ")
+	if !strings.Contains(table, "⚠ overwrites notes.txt (+3 −1) · ? shows the diff") {
+		t.Errorf("the table lacks the preview:\n%s", table)
+	}
+	for _, want := range []string{"--- a/notes.txt", "-old", "+three", "Approve write_file"} {
+		if !strings.Contains(details, want) {
+			t.Errorf("after ? the output lacks %q:\n%s", want, details)
+		}
+	}
+	if a := srv.Approvals(); len(a) != 1 || !a[0].Decisions[0].Approved {
+		t.Fatalf("approvals = %+v", a)
 	}
 }
 

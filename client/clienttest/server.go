@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ailab/ai-lab/api"
 )
@@ -51,13 +52,36 @@ type Server struct {
 	Details  map[string]api.SessionDetail
 	Traces   map[string]api.Trace
 	Model    string
+	// Written is the config path PUT /config/safety says it rewrote ("written").
+	Written string
+
+	grants map[string][]api.SessionGrant // by session
+	nGrant int
 }
+
+// Grants returns the session grants a session holds now: those given by decisions
+// with scope session, and those added with AddGrant, less the revoked ones.
+func (s *Server) Grants(session string) []api.SessionGrant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.grants[session])
+}
+
+// AddGrant stores a grant on a session, as an earlier decision would have.
+func (s *Server) AddGrant(session string, g api.SessionGrant) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.grants[session] = append(s.grants[session], g)
+}
+
+// GrantTime is the created_at of the grants the Server stores.
+var GrantTime = time.Date(2026, 11, 21, 23, 0, 0, 0, time.UTC)
 
 // New starts a Server that will answer the given turns: the first to POST /chat, the
 // rest to POST /chat/approve (or later chats), one each.
 func New(t testing.TB, turns ...api.TurnReply) *Server {
 	s := &Server{turns: turns, preset: "strict", Model: "test-model", running: map[string]context.CancelFunc{},
-		Details: map[string]api.SessionDetail{}, Traces: map[string]api.Trace{}}
+		Details: map[string]api.SessionDetail{}, Traces: map[string]api.Trace{}, grants: map[string][]api.SessionGrant{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -149,6 +173,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (stream func()) 
 			fail(w, 400, api.CodeInvalidDecisions, "decisions do not name exactly the pending tool calls.")
 			return nil
 		}
+		if !s.grant(req) {
+			fail(w, 400, api.CodeInvalidDecisions, "scope session on a call that offers no grant.")
+			return nil
+		}
 		return s.answer(w, r, req.Stream)
 	case r.Method == "POST" && strings.HasPrefix(r.URL.Path, "/sessions/") && strings.HasSuffix(r.URL.Path, "/cancel"):
 		id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/sessions/"), "/cancel")
@@ -170,9 +198,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (stream func()) 
 			return nil
 		}
 		s.preset = u.Preset
-		writeJSON(w, 200, s.config())
+		cfg := s.config()
+		if s.Written != "" {
+			cfg["written"] = s.Written
+		}
+		writeJSON(w, 200, cfg)
 	case r.Method == "GET" && r.URL.Path == "/sessions":
 		writeJSON(w, 200, s.Sessions)
+	case strings.HasPrefix(r.URL.Path, "/sessions/") && strings.Contains(r.URL.Path, "/grants"):
+		s.grantsEndpoint(w, r)
 	case r.Method == "DELETE" && strings.HasPrefix(r.URL.Path, "/sessions/"):
 		id := strings.TrimPrefix(r.URL.Path, "/sessions/")
 		if _, ok := s.Details[id]; !ok {
@@ -242,6 +276,49 @@ func (s *Server) config() map[string]any {
 	return map[string]any{
 		"server": map[string]any{"addr": "127.0.0.1:8080"},
 		"safety": map[string]any{"preset": s.preset, "approval_mode": s.preset != "minimal", "tools_requiring_approval": tools},
+	}
+}
+
+// grant stores the grants that decisions with scope session give, as the real
+// server does; it reports false for a scope on a call that offers none.
+func (s *Server) grant(req api.ApproveRequest) bool {
+	for i, d := range req.Decisions {
+		if d.Scope == "" {
+			continue
+		}
+		p := s.pending[i]
+		if d.Scope != api.ScopeSession || p.Grant == nil || !d.Approved {
+			return false
+		}
+		s.nGrant++
+		s.grants[req.SessionID] = append(s.grants[req.SessionID], api.SessionGrant{
+			GrantID: fmt.Sprintf("g_%d", s.nGrant), ToolName: p.ToolName, Pattern: p.Grant.Pattern, CreatedAt: GrantTime})
+	}
+	return true
+}
+
+// grantsEndpoint answers GET /sessions/{id}/grants and DELETE /sessions/{id}/grants/{grant_id}.
+func (s *Server) grantsEndpoint(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/sessions/")
+	id, tail, _ := strings.Cut(rest, "/grants")
+	switch {
+	case r.Method == "GET" && tail == "":
+		g := s.grants[id]
+		if g == nil {
+			g = []api.SessionGrant{}
+		}
+		writeJSON(w, 200, g)
+	case r.Method == "DELETE" && strings.HasPrefix(tail, "/"):
+		gid := strings.TrimPrefix(tail, "/")
+		i := slices.IndexFunc(s.grants[id], func(g api.SessionGrant) bool { return g.GrantID == gid })
+		if i < 0 {
+			fail(w, 404, api.CodeNotFound, "session "+id+" has no grant "+gid+".")
+			return
+		}
+		s.grants[id] = slices.Delete(s.grants[id], i, i+1)
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		fail(w, 404, api.CodeNotFound, "no such endpoint.")
 	}
 }
 

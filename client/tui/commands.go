@@ -78,3 +78,18 @@ func (m *Model) traceCmd(id string) tea.Cmd {
 		return TraceMsg{Trace: t, Err: err}
 	}
 }
+
+func (m *Model) grantsCmd(session string) tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		g, err := c.Grants(ctx, session)
+		return GrantsMsg{Grants: g, Err: err}
+	}
+}
+
+func (m *Model) revokeCmd(session string, g api.SessionGrant) tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		return RevokeMsg{Grant: g, Err: c.RevokeGrant(ctx, session, g.GrantID)}
+	}
+}

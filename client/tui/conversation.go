@@ -158,10 +158,15 @@ func toolLine(t api.ToolUse, width int) string {
 		mark = "⊘"
 	}
 	head := "  " + mark + " " + client.Visible(t.ToolName) + " "
+	granted := ""
+	if t.Decision == api.DecisionGrant {
+		granted = " (granted)" // it ran without asking: a session grant covered it
+	}
 	var tail []string
-	if t.Status == api.StatusDenied {
+	switch {
+	case t.Status == api.StatusDenied:
 		tail = append(tail, "denied")
-	} else {
+	case t.DurationMS >= 0: // < 0: not known, as for a run read back from its tool message
 		tail = append(tail, fmt.Sprintf("%dms", t.DurationMS))
 	}
 	if t.ExecutionID != "" {
@@ -169,11 +174,14 @@ func toolLine(t api.ToolUse, width int) string {
 	}
 	// The execution id is what the answer cites and a reader checks, so on a narrow
 	// terminal the arguments give way first; the error may be cut at the end.
-	room := width - ansi.StringWidth(head) - ansi.StringWidth(" · "+strings.Join(tail, " · "))
+	room := width - ansi.StringWidth(head+granted) - ansi.StringWidth(" · "+strings.Join(tail, " · "))
 	if width <= 0 {
 		room = 40
 	}
-	line := head + shortArgs(t.Arguments, min(40, max(10, room))) + " · " + strings.Join(tail, " · ")
+	line := head + shortArgs(t.Arguments, min(40, max(10, room))) + granted
+	if len(tail) > 0 {
+		line += " · " + strings.Join(tail, " · ")
+	}
 	if t.Error != "" {
 		line += " · error: " + client.Visible(t.Error)
 	}
@@ -236,33 +244,6 @@ func (md *markdown) render(text string, width int) string {
 	out, err := r.Render(text)
 	if err != nil {
 		return ansi.Wrap(text, width, "")
-	}
-	return out
-}
-
-// entriesFromMessages turns stored messages into conversation entries when a
-// session is resumed: tool calls show as compact lines, tool results are left out.
-func entriesFromMessages(msgs []api.Message) []entry {
-	var out []entry
-	for _, msg := range msgs {
-		switch msg.Role {
-		case "user":
-			out = append(out, entry{kind: kindUser, text: msg.Content})
-		case "assistant":
-			var tools []api.ToolUse
-			for _, tc := range msg.ToolCalls {
-				tools = append(tools, api.ToolUse{ToolName: tc.Name, Arguments: tc.Arguments, ToolCallID: tc.ID, Status: "requested"})
-			}
-			if msg.Content == "" && len(tools) > 0 {
-				var lines []string
-				for _, t := range tools {
-					lines = append(lines, "→ "+client.Visible(t.ToolName)+"("+shortArgs(t.Arguments, 60)+")")
-				}
-				out = append(out, entry{kind: kindDecision, text: strings.Join(lines, "\n")})
-				continue
-			}
-			out = append(out, entry{kind: kindAssistant, text: msg.Content})
-		}
 	}
 	return out
 }

@@ -7,11 +7,11 @@ import (
 
 // keyMap lists the bindings; the help line shows those of the current mode.
 type keyMap struct {
-	Send, Newline, PageUp, PageDown, Quit, Commands key.Binding
-	Cancel                                          key.Binding // Esc while a turn runs
-	Scroll                                          key.Binding // PageUp and PageDown as one help entry
-	Approve, Deny, ApproveAll, DenyAll, Full        key.Binding
-	Skip, Back, Pick, Move                          key.Binding
+	Send, Newline, PageUp, PageDown, End, Quit, Commands key.Binding
+	Cancel                                               key.Binding // Esc while a turn runs
+	Scroll                                               key.Binding // PageUp and PageDown as one help entry
+	Approve, Deny, Session, ApproveAll, DenyAll, Full    key.Binding
+	Skip, Back, Pick, Move, Yes, No, Revoke              key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -20,19 +20,24 @@ func newKeyMap() keyMap {
 		Newline:    key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter", "newline")),
 		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
 		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
+		End:        key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "newest")),
 		Scroll:     key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/dn", "scroll")),
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 		Commands:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/help", "commands")),
 		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		Approve:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "approve")),
 		Deny:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
-		ApproveAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve rest")),
-		DenyAll:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny rest")),
-		Full:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "full args")),
+		Session:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "session")),
+		ApproveAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all")),
+		DenyAll:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny all")),
+		Full:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "details")),
 		Skip:       key.NewBinding(key.WithKeys("enter", "esc"), key.WithHelp("enter", "done (empty skips)")),
 		Back:       key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("esc", "back")),
 		Pick:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "resume")),
 		Move:       key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "choose")),
+		Yes:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
+		No:         key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
+		Revoke:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "revoke")),
 	}
 }
 
@@ -46,7 +51,11 @@ func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
 func (k keyMap) forMode(m mode, busy bool) help.KeyMap {
 	switch m {
 	case modeApproval:
-		return bindings{k.Approve, k.Deny, k.ApproveAll, k.DenyAll, k.Full, k.Quit}
+		return bindings{k.Approve, k.Deny, k.Session, k.ApproveAll, k.DenyAll, k.Full, k.Quit}
+	case modeConfirm:
+		return bindings{k.Yes, k.No, k.Quit}
+	case modeGrants:
+		return bindings{k.Move, k.Revoke, k.Back, k.Quit}
 	case modeReason:
 		return bindings{k.Skip, k.Quit}
 	case modeArgs:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -238,16 +239,24 @@ func (l *liveTurn) blockEnd() int {
 	}
 }
 
-// liveView draws the live turn for the conversation; empty when there is nothing
-// to show yet (the busy line says the model is working).
+// liveView draws the live turn for the conversation, after the runs it made before
+// it paused for approval; empty when there is nothing to show yet (the busy line
+// says the model is working).
 func (m *Model) liveView() string {
 	l := m.live
-	if l == nil || (len(l.runs) == 0 && len(l.draft) == 0 && !l.checking) {
+	if len(m.carry) == 0 && (l == nil || (len(l.runs) == 0 && len(l.draft) == 0 && !l.checking)) {
 		return ""
 	}
 	st := &m.styles
 	var sb strings.Builder
 	sb.WriteString(st.assistant.Render("AI"))
+	for _, u := range m.carry {
+		sb.WriteString("\n")
+		sb.WriteString(st.dim.Render(toolLine(u, m.width)))
+	}
+	if l == nil {
+		return sb.String()
+	}
 	for _, r := range l.runs {
 		sb.WriteString("\n")
 		if r.result != nil {
@@ -286,15 +295,22 @@ func (m *Model) liveView() string {
 	return sb.String()
 }
 
-// partial is what stays of a turn that ended without an answer (cancelled, failed):
-// the text streamed so far and the runs that ended, which happened.
-func (l *liveTurn) partial() (entry, bool) {
+// ended is the runs of the turn that have ended.
+func (l *liveTurn) ended() []api.ToolUse {
 	var used []api.ToolUse
 	for _, r := range l.runs {
 		if r.result != nil {
 			used = append(used, *r.result)
 		}
 	}
+	return used
+}
+
+// partial is what stays of a turn that ended without an answer (cancelled, failed):
+// the text streamed so far and the runs that ended, which happened, after those of
+// carry, the runs before the turn last paused for approval.
+func (l *liveTurn) partial(carry []api.ToolUse) (entry, bool) {
+	used := append(slices.Clone(carry), l.ended()...)
 	if len(used) == 0 && len(l.draft) == 0 {
 		return entry{}, false
 	}

@@ -93,15 +93,29 @@ type TraceMsg struct {
 	Err   error
 }
 
+// GrantsMsg carries the session grants of GET /sessions/{id}/grants, for /grants.
+type GrantsMsg struct {
+	Grants []api.SessionGrant
+	Err    error
+}
+
+// RevokeMsg carries the answer of DELETE /sessions/{id}/grants/{grant_id}.
+type RevokeMsg struct {
+	Grant api.SessionGrant // GrantID always; the rest when it was picked from the list
+	Err   error
+}
+
 // mode is what the keyboard drives right now.
 type mode int
 
 const (
 	modeChat     mode = iota // typing into the input
-	modeApproval             // deciding a batch with y/n/a/d
-	modeReason               // typing the optional reason after n
-	modeArgs                 // reading the full arguments after ?
+	modeApproval             // deciding a batch with y/n/s/a/d
+	modeReason               // typing the optional reason after n or d
+	modeArgs                 // reading the full arguments and changes after ?
 	modePicker               // choosing a session after /sessions
+	modeConfirm              // answering a y/n question (see question)
+	modeGrants               // choosing a grant to revoke after /grants
 )
 
 // Model is the root Bubble Tea model of the chat.
@@ -126,10 +140,21 @@ type Model struct {
 	mode    mode
 	batch   *client.Batch
 	picker  picker
+	grants  grantList
 	busy    bool
 	live    *liveTurn // the turn being streamed; nil when none is
 	started time.Time
 	confirm bool // Ctrl+C pressed once while a turn runs
+	// carry are the runs of the turn that ended before it paused for approval: the
+	// turn goes on after the decisions, and its final answer lists them again.
+	carry []api.ToolUse
+	// unseen is set when the conversation grew below a view scrolled up.
+	unseen bool
+
+	ask        *question // the y/n question of modeConfirm
+	denyRest   bool      // the reason being typed is for every remaining call (d)
+	tableTop   int       // the first row shown when the reader scrolled the table
+	tableMoved bool      // the reader scrolled the table; a decision brings back the current row
 
 	sessionID string
 	model     string
@@ -160,7 +185,7 @@ func New(o Options) *Model {
 	in.FocusedStyle.CursorLine = o.Renderer.NewStyle()
 	in.Focus()
 	rs := textinput.New()
-	rs.Prompt = "Reason for the model (Enter skips): "
+	rs.Prompt = reasonPrompt
 	rs.CharLimit = 500
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot), spinner.WithStyle(st.accent))
 	h := help.New()
@@ -196,6 +221,17 @@ func (m *Model) Init() tea.Cmd {
 
 // Update handles one message. It only changes state and returns commands.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	before := m.mode
+	_, cmd := m.update(msg)
+	if m.mode != before || m.approving() {
+		// The approval screen shares the height with the conversation, and what it
+		// needs changes with each decision and question.
+		m.fitViewport()
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.layout(msg.Width, msg.Height)
@@ -212,6 +248,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.showOlder()
 		}
 		m.vp.wheel(msg)
+		m.scrolled()
 		return m, nil
 	case spinner.TickMsg:
 		if !m.busy {
@@ -261,6 +298,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.refresh()
 		}
 		return m, nil
+	case GrantsMsg:
+		m.grantsAnswer(msg)
+		return m, nil
+	case RevokeMsg:
+		m.revokeAnswer(msg)
+		return m, nil
 	}
 	var cmd tea.Cmd
 	if m.mode == modeChat {
@@ -286,6 +329,8 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.approvalKey(k)
 	case modeReason:
 		return m, m.reasonKey(k)
+	case modeConfirm:
+		return m, m.confirmKey(k)
 	case modeArgs:
 		switch {
 		case k.String() == "?" || k.Type == tea.KeyEsc || k.Type == tea.KeyEnter || k.String() == "q":
@@ -297,6 +342,8 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case modePicker:
 		return m, m.pickerKey(k)
+	case modeGrants:
+		return m, m.grantsKey(k)
 	}
 	// Typed fast or pasted without bracketed paste, text arrives as one KeyRunes
 	// message whose String() is the text itself: "delete" or "enter" would then
@@ -306,17 +353,10 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.fitInput()
 		return m, nil
 	}
-	switch {
-	case key.Matches(k, m.keys.PageUp):
-		if m.vp.AtTop() {
-			m.showOlder()
-		}
-		m.vp.PageUp()
+	if m.scrollKey(k) {
 		return m, nil
-	case key.Matches(k, m.keys.PageDown):
-		m.vp.PageDown()
-		return m, nil
-	case key.Matches(k, m.keys.Send):
+	}
+	if key.Matches(k, m.keys.Send) {
 		return m, m.send()
 	}
 	var cmd tea.Cmd
@@ -337,7 +377,7 @@ func (m *Model) send() tea.Cmd {
 		return m.command(text)
 	}
 	if m.busy {
-		m.status = "the model is still working on the last message; wait for its answer or press Esc to cancel it"
+		m.status = busyNotice
 		return nil
 	}
 	m.input.Reset()
@@ -382,6 +422,37 @@ func (m *Model) quit() tea.Cmd {
 	return tea.Quit
 }
 
+// busyNotice answers Enter while a turn runs; the turn's end takes it away.
+const busyNotice = "the model is still working on the last message; wait for its answer or press Esc to cancel it"
+
+// scrollKey scrolls the conversation for PgUp, PgDn and End, and reports whether k
+// was one of them. End in a view already at the bottom is left to the input, where
+// it goes to the end of the line.
+func (m *Model) scrollKey(k tea.KeyMsg) bool {
+	switch {
+	case key.Matches(k, m.keys.PageUp):
+		if m.vp.AtTop() {
+			m.showOlder()
+		}
+		m.vp.PageUp()
+	case key.Matches(k, m.keys.PageDown):
+		m.vp.PageDown()
+	case key.Matches(k, m.keys.End) && (!m.vp.AtBottom() || m.mode != modeChat):
+		m.vp.GotoBottom()
+	default:
+		return false
+	}
+	m.scrolled()
+	return true
+}
+
+// scrolled forgets the notice of new messages once the view is back at the bottom.
+func (m *Model) scrolled() {
+	if m.vp.AtBottom() {
+		m.unseen = false
+	}
+}
+
 func (m *Model) command(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	arg = strings.TrimSpace(arg)
@@ -394,7 +465,7 @@ func (m *Model) command(line string) tea.Cmd {
 			m.status = "wait for the running turn to finish before starting a new session"
 			return nil
 		}
-		m.sessionID, m.lastTrace = "", ""
+		m.sessionID, m.lastTrace, m.carry = "", "", nil
 		m.conv = conversation{md: m.conv.md, st: m.conv.st}
 		m.conv.add(entry{kind: kindNote, text: "New session: your next message starts it."})
 		m.refresh()
@@ -417,6 +488,8 @@ func (m *Model) command(line string) tea.Cmd {
 			return m.configCmd(true)
 		}
 		return m.setPresetCmd(arg)
+	case "grants":
+		return m.grantsCommand(arg)
 	case "trace":
 		if m.lastTrace == "" {
 			m.status = "no finished turn yet in this session: /trace shows the last turn's call chain"
@@ -436,7 +509,7 @@ const demoWelcome = `Welcome to AI Lab on the offline demo model, which turns pl
   list files
   create a file named a.txt with 1 and create a file named b.txt with 2
   create a file named c.txt with 3 then delete c.txt
-Risky calls wait for your y/n/a/d. /help lists the commands.`
+Risky calls wait for your y/n/s/a/d (s: allow for this session). /help lists the commands.`
 
 const helpText = `Commands:
   /help             this list
@@ -444,10 +517,13 @@ const helpText = `Commands:
   /sessions         pick a session to resume
   /resume ID        resume session ID
   /preset           show the safety preset; /preset NAME sets it (strict, moderate, minimal)
+  /grants           list this session's grants and revoke one; /grants revoke ID
   /trace            the last turn's call chain with durations
   /quit             leave (Ctrl+C works too)
-Keys: Enter sends, Alt+Enter or Ctrl+J adds a line, PgUp/PgDn or the mouse wheel scroll.
-Approvals: y approve, n deny (then an optional reason), a approve all remaining, d deny all remaining, Enter = y, ? full arguments.`
+Keys: Enter sends, Alt+Enter or Ctrl+J adds a line, PgUp/PgDn or the mouse wheel scroll, End goes to the newest.
+Approvals: y approve, n deny (then an optional reason), s approve and allow such calls for this session,
+a approve all remaining, d deny all remaining (then an optional reason), Enter = y, ? full arguments and
+what the call changes (the diff of an overwrite), ↑/↓ scroll the table, PgUp/PgDn the conversation.`
 
 // turn applies a TurnMsg: events while the turn streams, then its answer.
 func (m *Model) turn(msg TurnMsg) tea.Cmd {
@@ -470,12 +546,16 @@ func (m *Model) turn(msg TurnMsg) tea.Cmd {
 	if live.stream != nil {
 		live.stream.cancel() // the stream has ended; this frees its context
 	}
+	if m.status == busyNotice {
+		m.status = "" // the turn it spoke of has ended
+	}
 	if msg.Err != nil {
 		m.batch = nil
 		m.mode = modeChat
-		if e, ok := live.partial(); ok {
+		if e, ok := live.partial(m.carry); ok {
 			m.conv.add(e)
 		}
+		m.carry = nil
 		if errors.Is(msg.Err, client.ErrCancelled) || (live.cancelling && errors.Is(msg.Err, context.Canceled)) {
 			m.conv.add(entry{kind: kindNote, text: "Turn cancelled. Tool runs that had ended stay done; the session keeps your message and a note of the cancel."})
 			m.refresh()
@@ -502,11 +582,13 @@ func (m *Model) turn(msg TurnMsg) tea.Cmd {
 		m.sessionID = r.SessionID
 	}
 	if r.ApprovalRequired {
-		m.refresh() // without the live turn: the final answer will list its runs
+		// The runs so far stay in view above the table; the final answer lists them.
+		m.carry = append(m.carry, live.ended()...)
+		m.refresh()
 		m.openBatch(client.NewBatch(r))
 		return nil
 	}
-	m.batch = nil
+	m.batch, m.carry = nil, nil
 	m.mode = modeChat
 	v := r.Validation
 	m.conv.add(entry{kind: kindAssistant, text: r.Response, tools: r.ToolsUsed, validation: &v})
@@ -515,83 +597,6 @@ func (m *Model) turn(msg TurnMsg) tea.Cmd {
 	}
 	m.refresh()
 	return nil
-}
-
-func (m *Model) openBatch(b *client.Batch) {
-	if len(b.Pending) == 0 {
-		m.status = "the server asked for approval but named no tool call; /resume " + b.SessionID + " to look again"
-		return
-	}
-	m.batch = b
-	m.mode = modeApproval
-}
-
-func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
-	b := m.batch
-	switch k.String() {
-	case "y", "Y", "enter":
-		b.Decide(true, "")
-	case "n", "N":
-		m.mode = modeReason
-		m.reason.Reset()
-		return m.reason.Focus()
-	case "a", "A":
-		b.DecideRest(true)
-	case "d", "D":
-		b.DecideRest(false)
-	case "?":
-		m.fillArgs()
-		m.argsVP.GotoTop()
-		m.mode = modeArgs
-		return nil
-	default:
-		return nil
-	}
-	return m.maybeSend()
-}
-
-// fillArgs puts the current call's full arguments, wrapped to the width, in argsVP.
-func (m *Model) fillArgs() {
-	m.argsVP.SetContent(ansi.Hardwrap(client.PrettyArgs(m.batch.Pending[m.batch.Current()].Arguments), max(10, m.width), true))
-}
-
-func (m *Model) reasonKey(k tea.KeyMsg) tea.Cmd {
-	switch k.Type {
-	case tea.KeyEnter:
-		m.batch.Decide(false, strings.TrimSpace(m.reason.Value()))
-	case tea.KeyEsc:
-		m.batch.Decide(false, "")
-	default:
-		if k.Type == tea.KeyRunes && (len(k.Runes) > 1 || k.Paste) {
-			// As in the chat input: a burst of text is text, never a key binding.
-			v, pos := []rune(m.reason.Value()), m.reason.Position()
-			m.reason.SetValue(string(v[:pos]) + string(k.Runes) + string(v[pos:]))
-			m.reason.SetCursor(pos + len(k.Runes))
-			return nil
-		}
-		var cmd tea.Cmd
-		m.reason, cmd = m.reason.Update(k)
-		return cmd
-	}
-	m.reason.Blur()
-	m.mode = modeApproval
-	return m.maybeSend()
-}
-
-// maybeSend sends the batch's decisions in one /chat/approve once all are made.
-func (m *Model) maybeSend() tea.Cmd {
-	b := m.batch
-	if !b.Done() {
-		return nil
-	}
-	m.conv.add(entry{kind: kindDecision, text: strings.Join(b.Summary(0), "\n")})
-	m.refresh()
-	m.batch = nil
-	m.mode = modeChat
-	c := m.c
-	return m.startTurn(true, func(ctx context.Context, on func(client.Event)) (api.TurnReply, error) {
-		return c.ApproveStream(ctx, b.SessionID, b.Decisions, on)
-	})
 }
 
 func (m *Model) configAnswer(msg ConfigMsg) {
@@ -615,7 +620,12 @@ func (m *Model) configAnswer(msg ConfigMsg) {
 	if msg.Changed {
 		verb = "is now"
 	}
-	m.conv.add(entry{kind: kindNote, text: fmt.Sprintf("Safety preset %s %s: approval %s.", verb, s.Preset, approval)})
+	text := fmt.Sprintf("Safety preset %s %s: approval %s.", verb, s.Preset, approval)
+	if msg.Config.Written != "" {
+		// A preset change rewrites a file on disk; which one must not be a surprise.
+		text += " Written to " + client.Visible(msg.Config.Written) + "."
+	}
+	m.conv.add(entry{kind: kindNote, text: text})
 	m.refresh()
 }
 
@@ -658,12 +668,14 @@ func (m *Model) sessionAnswer(msg SessionMsg) {
 		return
 	}
 	d := msg.Session
-	m.sessionID, m.lastTrace = d.SessionID, ""
+	r := resumeSession(d.Messages, len(d.ToolsPending) > 0)
+	m.sessionID, m.lastTrace, m.carry = d.SessionID, r.lastTrace, r.carry
 	m.conv = conversation{md: m.conv.md, st: m.conv.st}
-	for _, e := range entriesFromMessages(d.Messages) {
+	for _, e := range r.entries {
 		m.conv.add(e)
 	}
-	m.conv.add(entry{kind: kindNote, text: "Resumed session " + d.SessionID + "."})
+	m.conv.add(entry{kind: kindNote, text: "Resumed session " + client.Visible(d.SessionID) + "."})
+	m.vp.GotoBottom()
 	m.refresh()
 	if len(d.ToolsPending) > 0 {
 		m.openBatch(&client.Batch{SessionID: d.SessionID, Pending: d.ToolsPending})
@@ -701,7 +713,7 @@ func (m *Model) layout(w, h int) {
 	if m.live != nil {
 		m.renderDraft(true) // for the new width; it leaves nothing for a later tick
 	}
-	m.refresh()
+	m.repaint() // new line breaks, not new messages
 }
 
 // fitInput grows the input with its text up to six lines, then lets it scroll.
@@ -714,19 +726,33 @@ func (m *Model) fitInput() {
 }
 
 func (m *Model) fitViewport() {
-	// status bar, input, notice line, help line
 	m.vp.Width = m.width
-	m.vp.Height = max(1, m.height-1-m.input.Height()-1-1)
+	if m.approving() {
+		m.vp.SetHeight(m.approvalLayout().convH)
+		return
+	}
+	// status bar, input, notice line, help line
+	m.vp.SetHeight(max(1, m.height-1-m.input.Height()-1-1))
 }
 
-// refresh hands the conversation to the pane, keeping the view pinned to the bottom
-// when it was there. Entries render once per width; see conversation.
+// refresh hands the conversation to the pane after it changed, keeping the view
+// pinned to the bottom when it was there, and otherwise noting that there is news
+// below. Entries render once per width; see conversation.
 func (m *Model) refresh() {
+	if !m.repaint() {
+		m.unseen = true
+	}
+}
+
+// repaint hands the conversation to the pane and reports whether the view was at
+// the bottom, where it stays.
+func (m *Model) repaint() bool {
 	atBottom := m.vp.AtBottom() || m.vp.TotalLineCount() == 0
 	m.fillPane()
 	if atBottom {
 		m.vp.GotoBottom()
 	}
+	return atBottom
 }
 
 // fillPane gives the pane the conversation's lines: the entries', kept split between
@@ -768,18 +794,20 @@ func (m *Model) View() string {
 	var sb strings.Builder
 	sb.WriteString(m.statusBar())
 	sb.WriteString("\n")
-	switch m.mode {
-	case modeApproval, modeReason:
+	switch {
+	case m.approving():
 		sb.WriteString(m.approvalView())
-	case modeArgs:
-		sb.WriteString(m.styles.title.Render(cutw("Full arguments of "+client.CallLabel(m.batch.Pending[m.batch.Current()]), m.width)))
+	case m.mode == modeArgs:
+		sb.WriteString(m.styles.title.Render(cutw("Details of "+client.CallLabel(m.batch.Pending[m.batch.Current()]), m.width)))
 		sb.WriteString("\n")
 		sb.WriteString(m.argsVP.View())
 		sb.WriteString("\n")
-	case modePicker:
+	case m.mode == modePicker:
 		sb.WriteString(m.picker.view(m.width, m.height-3, m.styles))
+	case m.mode == modeGrants || m.mode == modeConfirm:
+		sb.WriteString(m.grantsView())
 	default:
-		sb.WriteString(m.vp.View())
+		sb.WriteString(m.paneView())
 		sb.WriteString("\n")
 		sb.WriteString(m.input.View())
 		sb.WriteString("\n")
@@ -788,6 +816,18 @@ func (m *Model) View() string {
 	sb.WriteString("\n")
 	sb.WriteString(m.help.View(m.keys.forMode(m.mode, m.busy)))
 	return sb.String()
+}
+
+// paneView is the conversation pane, its last line saying so when the conversation
+// grew below a view scrolled up.
+func (m *Model) paneView() string {
+	v := m.vp.View()
+	if !m.unseen || m.vp.AtBottom() || m.vp.Height == 0 {
+		return v
+	}
+	i := strings.LastIndexByte(v, '\n') + 1
+	note := cutw(" ↓ new messages below (End)", m.width)
+	return v[:i] + m.styles.below.Render(note+strings.Repeat(" ", max(0, m.width-ansi.StringWidth(note))))
 }
 
 func (m *Model) noticeLine() string {
@@ -807,40 +847,6 @@ func (m *Model) noticeLine() string {
 	return ""
 }
 
-// approvalView fills the space between status bar and help line: the table, sized
-// so the whole batch fits the terminal height, and the prompt or the reason input.
-func (m *Model) approvalView() string {
-	b := m.batch
-	// heading 3 lines, title box 2, header 2, bottom 1, blank and prompt 2, bars 2
-	avail := m.height - 12
-	per := max(1, avail/max(1, len(b.Pending)))
-	screen := b.Screen(client.ScreenOptions{Width: m.width, MaxArgLines: per, Style: m.styles.table})
-	lines := strings.Split(screen, "\n")
-	limit := m.height - 4
-	if len(lines) > limit {
-		// Too small for the whole batch: keep the row being decided in view.
-		left := len(b.Pending) - b.Current()
-		per = max(1, (limit-6)/max(1, left)) // heading 1, title box 2, header 2, bottom 1
-		lines = strings.Split(b.Screen(client.ScreenOptions{Width: m.width, MaxArgLines: per, Style: m.styles.table, Short: true}), "\n")
-	}
-	if len(lines) > limit {
-		lines = append(lines[:max(0, limit-1)], cutw("… more rows below; they are asked one by one", m.width))
-	}
-	// Blank lines keep the help line at the bottom, where it is in the chat.
-	for len(lines) < m.height-4 {
-		lines = append(lines, "")
-	}
-	var sb strings.Builder
-	sb.WriteString(strings.Join(lines, "\n"))
-	sb.WriteString("\n\n")
-	if m.mode == modeReason {
-		sb.WriteString(m.reason.View())
-	} else {
-		sb.WriteString(m.styles.table.Prompt.Render(b.Prompt(m.width)))
-	}
-	return sb.String()
-}
-
 func (m *Model) statusBar() string {
 	model := m.model
 	if model == "" {
@@ -858,14 +864,25 @@ func (m *Model) statusBar() string {
 	if session == "" {
 		session = "new"
 	}
-	server := ""
+	line := fmt.Sprintf(" AI Lab │ session %s │ preset %s │ %s", session, preset, model)
 	if m.c != nil {
-		server = m.c.BaseURL()
+		// Most useful first: a narrow terminal drops the server's scheme, then the
+		// server, rather than cut the address to an unreadable "h…".
+		for _, server := range []string{m.c.BaseURL(), serverHost(m.c.BaseURL())} {
+			if l := line + " │ " + server; ansi.StringWidth(l) <= m.width {
+				line = l
+				break
+			}
+		}
 	}
-	// Most useful first: a narrow terminal cuts the server address, not the session.
-	line := fmt.Sprintf(" AI Lab │ session %s │ preset %s │ %s │ %s", session, preset, model, server)
 	line = cutw(line, m.width)
 	return m.styles.bar.Render(line + strings.Repeat(" ", max(0, m.width-ansi.StringWidth(line))))
 }
 
 func cutw(s string, w int) string { return ansi.Truncate(s, w, "…") }
+
+// serverHost is a server URL without its http:// (HOST:PORT is how --server and
+// server.addr name it too); https:// stays, as it says something.
+func serverHost(u string) string {
+	return client.Visible(strings.TrimPrefix(u, "http://"))
+}

@@ -154,7 +154,9 @@ func TestApprovalKeys(t *testing.T) {
 			[]string{"⊘ denied web_search(query=latest AI, max_results=5) — reason: delete"}, true},
 		{"n and Enter skips the reason", []string{"n", "enter", "n", "esc"}, "", []api.Decision{{ToolCallID: "c1"}, {ToolCallID: "c2"}}, nil, false},
 		{"a approves the rest", []string{"a"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil, false},
-		{"y then d denies the rest", []string{"y", "d"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2"}}, nil, false},
+		{"y then d denies the rest", []string{"y", "d", "enter"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2"}}, nil, false},
+		{"d with a reason denies all", []string{"d", "enter"}, "not today", []api.Decision{{ToolCallID: "c1", Feedback: "not today"}, {ToolCallID: "c2", Feedback: "not today"}},
+			[]string{"⊘ denied web_search(query=latest AI, max_results=5) — reason: not today", "⊘ denied write_file(path=a.txt, content=hi) — reason: not today"}, false},
 		{"other keys do nothing", []string{"x", "q", "y", "y"}, "", []api.Decision{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, nil, false},
 	}
 	for _, tt := range tests {
@@ -167,9 +169,9 @@ func TestApprovalKeys(t *testing.T) {
 			}
 			for i, k := range tt.keys {
 				press(t, m, k)
-				if i == 0 && k == "n" {
+				if i == 0 && (k == "n" || k == "d") {
 					if m.mode != modeReason || !strings.Contains(m.View(), "Reason for the model") {
-						t.Fatalf("n did not ask for a reason:\n%s", m.View())
+						t.Fatalf("%s did not ask for a reason:\n%s", k, m.View())
 					}
 					if tt.burst {
 						m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(tt.reason)})
@@ -427,7 +429,7 @@ func TestDemoModelLabel(t *testing.T) {
 	srv.Model = "demo"
 	m := newTestModel(t, srv, 80, 24)
 	m.sessionID = "s_5611fa93369d0f99" // as long as real ids: the label must still fit
-	if !strings.Contains(m.View(), "│ demo model (offline) │") {
+	if !strings.Contains(m.View(), "│ demo model (offline)") {
 		t.Fatalf("status bar does not label the demo model:\n%s", m.View())
 	}
 }
@@ -853,8 +855,8 @@ func TestSmallScreenKeepsTheCurrentRow(t *testing.T) {
 		decided int
 		want    string
 	}{
-		{"first", 0, `│ ▸ write_file │ {"path":"a.txt","content":"1"} │`},
-		{"last", 3, `│ ▸ delete_file│ {"path":"x.txt"}`},
+		{"first", 0, `│ ▸ write_file  │ {"path":"a.txt","content":"1"}`},
+		{"last", 3, `│ ▸ delete_file │ {"path":"x.txt"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,6 +42,17 @@ func (p *pane) AtBottom() bool { return p.YOffset >= p.maxYOffset() }
 // SetYOffset scrolls so line n is at the top, kept within the lines.
 func (p *pane) SetYOffset(n int) { p.YOffset = min(max(0, n), p.maxYOffset()) }
 
+// SetHeight changes how many lines show; a view at the bottom stays there.
+func (p *pane) SetHeight(h int) {
+	bottom := p.AtBottom()
+	p.Height = max(0, h)
+	if bottom {
+		p.GotoBottom()
+		return
+	}
+	p.SetYOffset(p.YOffset)
+}
+
 // GotoTop shows the first lines.
 func (p *pane) GotoTop() { p.SetYOffset(0) }
 

@@ -10,6 +10,7 @@ import (
 // NO_COLOR or in tests) decides whether any colour is written.
 type styles struct {
 	bar, user, assistant, dim, ok, warn, err, accent, title, helpKey lipgloss.Style
+	below                                                            lipgloss.Style // "new messages below (End)"
 	table                                                            client.TableStyle
 }
 
@@ -25,6 +26,7 @@ func newStyles(r *lipgloss.Renderer) styles {
 		accent:    r.NewStyle().Foreground(lipgloss.Color("13")),
 		title:     r.NewStyle().Bold(true),
 		helpKey:   r.NewStyle().Bold(true),
+		below:     r.NewStyle().Bold(true).Reverse(true),
 		table:     client.NewTableStyle(r),
 	}
 }

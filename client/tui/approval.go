@@ -1,0 +1,370 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/client"
+)
+
+// The approval screen keeps the conversation in view above the table: the request,
+// the decisions and the runs of the turn so far. The table takes what it needs, up
+// to two thirds of the height, and scrolls within it; the conversation takes the
+// rest and scrolls with PgUp/PgDn as in the chat.
+
+// reasonPrompt asks for the optional words sent with a denial.
+const reasonPrompt = "Reason for the model (Enter skips): "
+
+// approvalKeys are the answers the TUI's prompt offers.
+const approvalKeys = "y/n/s/a/d/?"
+
+// A question is a y/n question of modeConfirm: its lines, the question last, what
+// y does, and the mode n or Esc goes back to.
+type question struct {
+	lines []string
+	yes   func() tea.Cmd
+	back  mode
+}
+
+func (m *Model) openBatch(b *client.Batch) {
+	if len(b.Pending) == 0 {
+		m.status = "the server asked for approval but named no tool call; /resume " + b.SessionID + " to look again"
+		return
+	}
+	m.batch = b
+	m.mode = modeApproval
+	m.tableMoved = false
+}
+
+// approving reports whether the approval screen is up (with a question or the
+// reason input in its footer).
+func (m *Model) approving() bool {
+	if m.batch == nil {
+		return false
+	}
+	return m.mode == modeApproval || m.mode == modeReason || (m.mode == modeConfirm && m.ask != nil && m.ask.back == modeApproval)
+}
+
+// approvalLayout is the approval screen cut to the terminal: the heading, the
+// table, the footer (notice, question or reason, then the prompt) and the height
+// left to the conversation above.
+type approvalLayout struct {
+	head   string
+	table  client.TableView
+	footer []string
+	convH  int
+}
+
+func (m *Model) approvalLayout() approvalLayout {
+	b := m.batch
+	footer := m.approvalFooter()
+	avail := max(1, m.height-3-len(footer)) // status bar, heading, help line
+	opt := client.ScreenOptions{
+		Width: m.width, MaxArgLines: max(3, avail/2-4), Style: m.styles.table,
+		Compact: true, Scrolled: m.tableMoved, Top: m.tableTop,
+	}
+	need := len(b.Table(opt).Lines)
+	// A third of the height stays for the conversation while the table fits in the
+	// rest; a table too tall for it scrolls.
+	opt.Height = min(avail, need, max(5, avail-avail/3))
+	t := b.Table(opt)
+	done := len(b.Decisions)
+	head := fmt.Sprintf("⚠ Tool Approval Required · %s", calls(len(b.Pending)))
+	if done > 0 {
+		head += fmt.Sprintf(", %d decided", done)
+	}
+	if t.First > 0 || t.Last < len(b.Pending) {
+		head += " · ↑/↓ scroll the table"
+	}
+	return approvalLayout{head: head, table: t, footer: footer, convH: max(0, avail-len(t.Lines))}
+}
+
+func calls(n int) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
+}
+
+// approvalFooter is what goes under the table: a notice or a question's lines, and
+// the prompt, the question or the reason input last.
+func (m *Model) approvalFooter() []string {
+	st := m.styles
+	switch m.mode {
+	case modeReason:
+		return []string{m.reason.View()}
+	case modeConfirm:
+		out := make([]string, len(m.ask.lines))
+		for i, l := range m.ask.lines {
+			out[i] = cutw(l, m.width)
+		}
+		out[len(out)-1] = st.table.Prompt.Render(out[len(out)-1])
+		return out
+	}
+	var out []string
+	if m.status != "" {
+		out = append(out, st.warn.Render(cutw(client.Visible(m.status), m.width)))
+	}
+	return append(out, st.table.Prompt.Render(m.batch.PromptKeys(m.width, approvalKeys)))
+}
+
+// approvalView fills the space between status bar and help line.
+func (m *Model) approvalView() string {
+	l := m.approvalLayout()
+	var sb strings.Builder
+	if l.convH > 0 {
+		v := m.paneView()
+		if n := m.vp.TotalLineCount(); n < l.convH {
+			// A short conversation sits on the table, its request right above it.
+			lines := strings.Split(v, "\n")
+			v = strings.Join(append(lines[n:], lines[:n]...), "\n")
+		}
+		sb.WriteString(v)
+		sb.WriteString("\n")
+	}
+	sb.WriteString(m.styles.table.Title.Render(cutw(l.head, m.width)))
+	sb.WriteString("\n")
+	sb.WriteString(strings.Join(l.table.Lines, "\n"))
+	sb.WriteString("\n")
+	sb.WriteString(strings.Join(l.footer, "\n"))
+	return sb.String()
+}
+
+func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
+	b := m.batch
+	m.status = "" // a notice answers the key before; the next key moves on
+	if m.scrollKey(k) {
+		return nil
+	}
+	switch k.String() {
+	case "up", "k", "down", "j":
+		m.scrollTable(k.String() == "up" || k.String() == "k")
+		return nil
+	case "y", "Y", "enter":
+		b.Decide(true, "")
+	case "n", "N":
+		return m.askReason(false)
+	case "s", "S":
+		return m.askGrant()
+	case "a", "A":
+		if hidden := m.hiddenRows(); hidden > 0 {
+			m.confirmAsk([]string{
+				fmt.Sprintf("%d of them are out of view (↑/↓ scroll the table, ? shows the current one).", hidden),
+				fmt.Sprintf("Approve all %d remaining calls? [y/n] (n): ", b.Remaining()),
+			}, func() tea.Cmd { b.DecideRest(true); return m.decided() })
+			return nil
+		}
+		b.DecideRest(true)
+	case "d", "D":
+		if hidden := m.hiddenRows(); hidden > 0 {
+			m.confirmAsk([]string{
+				fmt.Sprintf("%d of them are out of view (↑/↓ scroll the table).", hidden),
+				fmt.Sprintf("Deny all %d remaining calls? [y/n] (n): ", b.Remaining()),
+			}, func() tea.Cmd { return m.askReason(true) })
+			return nil
+		}
+		return m.askReason(true)
+	case "?":
+		m.fillArgs()
+		m.argsVP.GotoTop()
+		m.mode = modeArgs
+		return nil
+	default:
+		return nil
+	}
+	return m.decided()
+}
+
+// decided follows a decision: the table shows the next row to decide, and the batch
+// goes to the server once every call has its decision.
+func (m *Model) decided() tea.Cmd {
+	m.tableMoved = false
+	m.mode = modeApproval
+	return m.maybeSend()
+}
+
+// hiddenRows counts the calls that a/d would decide but the table does not show.
+func (m *Model) hiddenRows() int {
+	t := m.approvalLayout().table
+	cur, n := m.batch.Current(), len(m.batch.Pending)
+	hidden := n - max(t.Last, cur)
+	if t.First > cur {
+		hidden += min(t.First, n) - cur
+	}
+	return hidden
+}
+
+// scrollTable moves the table's rows by one; the row being decided does not change.
+func (m *Model) scrollTable(up bool) {
+	t := m.approvalLayout().table
+	top := t.First + 1
+	if up {
+		top = t.First - 1
+	}
+	m.tableTop, m.tableMoved = min(max(0, top), len(m.batch.Pending)-1), true
+}
+
+// askReason opens the reason input after n (rest false) or d (rest true).
+func (m *Model) askReason(rest bool) tea.Cmd {
+	m.denyRest = rest
+	m.reason.Prompt = reasonPrompt
+	if rest && m.batch.Remaining() > 1 {
+		m.reason.Prompt = fmt.Sprintf("Denying %d calls. %s", m.batch.Remaining(), reasonPrompt)
+	}
+	m.reason.Width = max(10, m.width-ansi.StringWidth(m.reason.Prompt)-1)
+	m.reason.Reset()
+	m.mode = modeReason
+	return m.reason.Focus()
+}
+
+func (m *Model) confirmAsk(lines []string, yes func() tea.Cmd) {
+	m.ask = &question{lines: lines, yes: yes, back: m.mode}
+	m.mode = modeConfirm
+}
+
+func (m *Model) confirmKey(k tea.KeyMsg) tea.Cmd {
+	q := m.ask
+	switch k.String() {
+	case "y", "Y":
+		m.mode = q.back
+		m.ask = nil
+		return q.yes()
+	case "n", "N", "esc", "enter": // Enter takes the default, no
+		m.mode = q.back
+		m.ask = nil
+	}
+	return nil
+}
+
+// askGrant shows the grant that s would give with the current call and asks to
+// confirm it; a call without an offer says why none can be given.
+func (m *Model) askGrant() tea.Cmd {
+	b := m.batch
+	p := b.Pending[b.Current()]
+	if !b.CanGrant() {
+		m.status = noGrantReason(p, m.preset)
+		return nil
+	}
+	g := p.Grant
+	lines := []string{
+		"Session grant: " + client.Visible(g.Label),
+		fmt.Sprintf("  %s calls matching %s run without asking in this session; /grants revokes it.", client.Visible(p.ToolName), client.Visible(g.Pattern)),
+	}
+	if n := b.GrantCovers(); n > 0 {
+		lines = append(lines, fmt.Sprintf("  It also approves %s of this batch that it covers.", strings.Replace(calls(n), "call", "more call", 1)))
+	}
+	head, tail := "Approve ", " and grant this? [y/n] (n): "
+	label := cutw(client.CallLabel(p), max(4, m.width-ansi.StringWidth(head+tail)))
+	lines = append(lines, head+label+tail)
+	m.confirmAsk(lines, func() tea.Cmd { b.Grant(); return m.decided() })
+	return nil
+}
+
+// grantable are the tools the server may offer a grant for (CONTRACT section 11).
+var grantable = map[string]bool{"write_file": true, "read_file": true, "list_directory": true, "read_webpage": true, "web_search": true}
+
+// noGrantReason says why s cannot grant p: the server does not say, so this names
+// the likely cause from what the contract rules out.
+func noGrantReason(p api.PendingTool, preset string) string {
+	tool := client.Visible(p.ToolName)
+	switch {
+	case !grantable[p.ToolName]:
+		return fmt.Sprintf("no session grant can be given for %s: each such call is asked on its own; y approves this one", tool)
+	case hasHidden(p.Arguments):
+		return "no session grant can be given for this call: its arguments hold invisible or control characters; y approves this one"
+	case preset == "strict":
+		return fmt.Sprintf("no session grant under the strict preset, which asks for every %s call (/preset moderate allows grants); y approves this one", tool)
+	}
+	return "the server offers no session grant for this call; y approves this one"
+}
+
+// hasHidden reports whether a string in args holds what TerminalSafe would escape.
+func hasHidden(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return true
+	}
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch t := v.(type) {
+		case string:
+			return client.TerminalSafe(t) != t
+		case map[string]any:
+			for k, x := range t {
+				if client.TerminalSafe(k) != k || walk(x) {
+					return true
+				}
+			}
+		case []any:
+			for _, x := range t {
+				if walk(x) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
+
+// fillArgs puts the current call's full arguments and what it would change,
+// wrapped to the width, in argsVP.
+func (m *Model) fillArgs() {
+	p := m.batch.Pending[m.batch.Current()]
+	m.argsVP.SetContent(ansi.Hardwrap(client.Details(p, m.styles.table), max(10, m.width), true))
+}
+
+func (m *Model) reasonKey(k tea.KeyMsg) tea.Cmd {
+	text := ""
+	switch k.Type {
+	case tea.KeyEnter:
+		text = strings.TrimSpace(m.reason.Value())
+	case tea.KeyEsc:
+	default:
+		if k.Type == tea.KeyRunes && (len(k.Runes) > 1 || k.Paste) {
+			// As in the chat input: a burst of text is text, never a key binding.
+			v, pos := []rune(m.reason.Value()), m.reason.Position()
+			m.reason.SetValue(string(v[:pos]) + string(k.Runes) + string(v[pos:]))
+			m.reason.SetCursor(pos + len(k.Runes))
+			return nil
+		}
+		var cmd tea.Cmd
+		m.reason, cmd = m.reason.Update(k)
+		return cmd
+	}
+	if m.denyRest {
+		m.batch.DenyRest(text)
+	} else {
+		m.batch.Decide(false, text)
+	}
+	m.reason.Blur()
+	return m.decided()
+}
+
+// maybeSend sends the batch's decisions in one /chat/approve once all are made.
+func (m *Model) maybeSend() tea.Cmd {
+	b := m.batch
+	if !b.Done() {
+		return nil
+	}
+	m.conv.add(entry{kind: kindDecision, text: strings.Join(b.Summary(0), "\n")})
+	for i, d := range b.Decisions {
+		if g := b.Pending[i].Grant; d.Scope == api.ScopeSession && g != nil {
+			m.conv.add(entry{kind: kindNote, text: fmt.Sprintf("Granted for this session: %s (%s %s). /grants lists and revokes grants.",
+				client.Visible(g.Label), client.Visible(b.Pending[i].ToolName), client.Visible(g.Pattern))})
+		}
+	}
+	m.refresh()
+	m.batch = nil
+	m.mode = modeChat
+	c := m.c
+	return m.startTurn(true, func(ctx context.Context, on func(client.Event)) (api.TurnReply, error) {
+		return c.ApproveStream(ctx, b.SessionID, b.Decisions, on)
+	})
+}
