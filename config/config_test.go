@@ -3,9 +3,11 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -320,7 +322,7 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "section not a mapping", yaml: "llm: 5\n", wantKey: "llm", wantText: "mapping"},
 		{name: "leaf is a mapping", yaml: "llm:\n  model:\n    a: b\n", wantKey: "llm.model", wantText: "not a mapping"},
 		{name: "not yaml", yaml: "llm: [\n", wantText: "not valid YAML"},
-		{name: "tab indentation", yaml: "llm:\n\tmodel: x\n", wantText: "not valid YAML (line 2: found character that cannot start any token); indent with spaces, not tabs"},
+		{name: "tab indentation", yaml: "llm:\n\tmodel: x\n", wantLine: 2, wantText: ":2: is not valid YAML (found character that cannot start any token); indent with spaces, not tabs"},
 		{name: "root is a list", yaml: "- a\n", wantText: "mapping of sections"},
 		{name: "addr", yaml: "server:\n  addr: localhost\n", wantKey: "server.addr", wantLine: 2, wantText: `"localhost" is not host:port`},
 		{name: "addr port", yaml: "server:\n  addr: 'h:99999'\n", wantKey: "server.addr", wantText: "host:port"},
@@ -528,5 +530,143 @@ func TestRestartRequiredNamesOnlyKeysThatWait(t *testing.T) {
 	next.Tracing.OTLPEndpoint = "http://127.0.0.1:4318"
 	if got := RestartRequired(running, next); !slices.Equal(got, []string{"server.addr", "tracing.otlp_endpoint"}) {
 		t.Errorf("RestartRequired = %v", got)
+	}
+}
+
+// TestErrorLineInConfigYAML breaks the documented config.yaml in one place and
+// checks the refusal names that line, as an editor would count it: yaml.v3's own
+// line numbers are 0-based for parser errors, missing for the first line, and
+// name the start of a block (line 18, "server:") for a break deep inside it.
+func TestErrorLineInConfigYAML(t *testing.T) {
+	orig, err := os.ReadFile(repoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		line     int    // replace this 1-based line...
+		find     string // ...or the first line that starts with this
+		with     string // the replacement, maybe several lines
+		wantAt   int    // the line the error names, counted from the replaced one
+		wantText string
+	}{
+		{name: "line 1 opens a list it never closes", line: 1, with: "server: [oops", wantText: "not valid YAML (did not find expected ',' or ']')"},
+		{name: "line 2 opens a list it never closes", line: 2, with: "llm: [qwen", wantText: "not valid YAML (did not find expected ',' or ']')"},
+		{name: "tab on line 2", line: 2, with: "\tllm: x", wantText: "indent with spaces, not tabs"},
+		{name: "mapping on line 1 broken on line 2", line: 1, with: "server:\n  addr: x\n bad: y", wantAt: 2, wantText: "not valid YAML (did not find expected key)"},
+		{name: "indentation deep in a section", find: "  max_results:", with: " max_results: 5", wantText: "not valid YAML (did not find expected key)"},
+		{name: "list item where a key belongs", find: "  max_chars:", with: "  - 3000", wantText: "not valid YAML (did not find expected key)"},
+		// The quote runs on to the next one, two lines down, where yaml.v3 stops.
+		{name: "unclosed quote after comments", find: "  base_url:", with: `  base_url: "http://127.0.0.1:11434/v1`, wantText: "not valid YAML (found unexpected end of stream); close the quote that opens on this line"},
+		{name: "unclosed quote at the end", find: "  retention_count:", with: `  retention_count: "5`, wantText: "not valid YAML (found unexpected end of stream); close the quote that opens on this line"},
+		{name: "unclosed list deep in a section", find: "  allow_domains:", with: "  allow_domains: [a.com", wantText: "not valid YAML (did not find expected ',' or ']')"},
+		{name: "two colons", find: "  region:", with: "  region: wt: wt", wantText: "not valid YAML (mapping values are not allowed in this context)"},
+		{name: "unknown alias", find: "  region:", with: "  region: *nope", wantText: "not valid YAML (unknown anchor 'nope' referenced)"},
+		{name: "bad UTF-8", find: "  safesearch:", with: "  safesearch: \xff", wantText: "not valid YAML (invalid leading UTF-8 octet)"},
+		{name: "unknown key after comments", find: "  model:", with: "  modle: x", wantText: "llm.modle: unknown key"},
+		{name: "bad list item on its own line", find: "  tools_requiring_approval:", with: "  tools_requiring_approval:\n    - delete_file\n    # not a tool\n    - rm_rf", wantAt: 3, wantText: `"rm_rf" is not a tool name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clearEnv(t)
+			lines := strings.Split(string(orig), "\n")
+			at := tt.line
+			for i, l := range lines {
+				if at == 0 && tt.find != "" && strings.HasPrefix(l, tt.find) {
+					at = i + 1
+				}
+			}
+			if at == 0 {
+				t.Fatalf("config.yaml has no line starting with %q", tt.find)
+			}
+			lines[at-1] = tt.with
+			path := writeFile(t, t.TempDir(), "config.yaml", strings.Join(lines, "\n"))
+			_, err := Load(path)
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("Load = %v, want *Error", err)
+			}
+			if want := at + tt.wantAt; ce.Line != want {
+				t.Errorf("Line = %d, want %d: %v", ce.Line, want, err)
+			}
+			if want := fmt.Sprintf("%s:%d: ", path, at+tt.wantAt); !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("message %q does not start with %q", err, want)
+			}
+			if !strings.Contains(err.Error(), tt.wantText) {
+				t.Errorf("message %q does not contain %q", err, tt.wantText)
+			}
+			if regexp.MustCompile(`line \d`).MatchString(err.Error()) {
+				t.Errorf("message %q still quotes yaml.v3's own line number", err)
+			}
+		})
+	}
+}
+
+// TestSyntaxErrorLine pins the line of each kind of yaml.v3 failure in short
+// files: parser and scanner problems, with and without a context on line 1,
+// problems found at the end of the input, and those yaml.v3 gives no mark.
+func TestSyntaxErrorLine(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want int
+	}{
+		{"flow list open on line 2", "server:\n  addr: [x\nllm:\n  model: y\n", 2},
+		{"flow list open on line 1, end of input", "server: [x\n", 1},
+		{"flow mapping open on line 1", "server: {addr: x\n", 1},
+		{"block mapping broken on line 3", "server:\n  addr: x\n bad: y\n", 3},
+		{"list item in a mapping", "server:\n  addr: x\n- y\n", 3},
+		{"mapping in a list", "- a\nb: c\n", 2},
+		{"quote open on line 2", "server:\n  addr: \"x\nllm:\n  model: y\n", 2},
+		{"quote open on line 1", "server: \"x\nllm:\n  model: y\n", 1},
+		{"single quote at the end", "server:\n  addr: 'x\n", 2},
+		{"tab", "server:\n\taddr: x\n", 2},
+		{"two colons on line 1", "a: b: c\n", 1},
+		{"over-indented continuation after comments", "# c\n# c\nserver:\n  addr: x\n   foo: y\n", 5},
+		{"key without colon at the end", "server:\n  addr: x\nllm\n", 3},
+		{"reserved character", "server:\n  addr: x\n  @foo: y\n", 3},
+		{"duplicate directive", "%YAML 1.1\n%YAML 1.1\n---\na: b\n", 2},
+		{"unknown alias", "llm:\n  model: x\n  api_key_env: *nope\n", 3},
+		{"invalid UTF-8", "server:\n  addr: x\n  state_dir: \xff\n", 3},
+		{"control character", "server:\n  addr: x\n  state_dir: \x01\n", 3},
+		{"byte order mark", "\ufeffserver:\n  addr: [x\n", 2},
+		{"no final newline", "server:\n  addr: [x", 2},
+		{"CRLF line ends", "server:\r\n  addr: x\r\n bad: y\r\n", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, cerr := checkTree([]byte(tt.yaml))
+			if cerr == nil {
+				t.Fatalf("%q parsed", tt.yaml)
+			}
+			if cerr.Line != tt.want {
+				t.Errorf("Line = %d, want %d (%s)", cerr.Line, tt.want, cerr.Reason)
+			}
+		})
+	}
+}
+
+// TestSyntaxErrorInALongFile: the line is found in a file of any length, in
+// a few parses rather than one per line.
+func TestSyntaxErrorInALongFile(t *testing.T) {
+	filler := strings.Repeat("  # filler\n", 20_000)
+	for _, tt := range []struct {
+		name, yaml string
+		want       int
+	}{
+		{"block broken in the middle", "server:\n" + filler + "  addr: x\n bad: y\n" + filler, 20_003},
+		{"unknown alias in the middle", "server:\n" + filler + "  addr: *x\n" + filler, 20_002},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, cerr := checkTree([]byte(tt.yaml))
+			if cerr == nil || cerr.Line != tt.want {
+				t.Fatalf("checkTree = %+v, want line %d", cerr, tt.want)
+			}
+			// One parse per line takes minutes here; a bisection well under one.
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
 	}
 }
