@@ -333,4 +333,3 @@ func cut(s string, width int) string {
 	}
 	return ansi.Truncate(s, width, "…")
 }
-

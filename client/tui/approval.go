@@ -111,7 +111,7 @@ func (m *Model) approvalFooter() []string {
 	if m.status != "" {
 		out = append(out, st.warn.Render(cutw(client.Visible(m.status), m.width)))
 	}
-	return append(out, st.table.Prompt.Render(m.batch.PromptKeys(m.width, approvalKeys)))
+	return append(out, st.table.Prompt.Render(cutw(m.batch.PromptKeys(m.width, approvalKeys), m.width)))
 }
 
 // approvalView fills the space between status bar and help line.
@@ -213,14 +213,24 @@ func (m *Model) scrollTable(up bool) {
 // askReason opens the reason input after n (rest false) or d (rest true).
 func (m *Model) askReason(rest bool) tea.Cmd {
 	m.denyRest = rest
-	m.reason.Prompt = reasonPrompt
-	if rest && m.batch.Remaining() > 1 {
-		m.reason.Prompt = fmt.Sprintf("Denying %d calls. %s", m.batch.Remaining(), reasonPrompt)
-	}
-	m.reason.Width = max(10, m.width-ansi.StringWidth(m.reason.Prompt)-1)
 	m.reason.Reset()
 	m.mode = modeReason
+	m.fitReason()
 	return m.reason.Focus()
+}
+
+// fitReason words the reason input's prompt for the width: the long form says how
+// many calls d denies, the short one leaves room to type on a narrow terminal.
+func (m *Model) fitReason() {
+	p := reasonPrompt
+	if m.denyRest && m.batch != nil && m.batch.Remaining() > 1 {
+		p = fmt.Sprintf("Denying %d calls. %s", m.batch.Remaining(), reasonPrompt)
+	}
+	if ansi.StringWidth(p)+20 > m.width {
+		p = "Reason (Enter skips): "
+	}
+	m.reason.Prompt = p
+	m.reason.Width = max(1, m.width-ansi.StringWidth(p)-1)
 }
 
 func (m *Model) confirmAsk(lines []string, yes func() tea.Cmd) {
@@ -254,7 +264,7 @@ func (m *Model) askGrant() tea.Cmd {
 	g := p.Grant
 	lines := []string{
 		"Session grant: " + client.Visible(g.Label),
-		fmt.Sprintf("  %s calls matching %s run without asking in this session; /grants revokes it.", client.Visible(p.ToolName), client.Visible(g.Pattern)),
+		fmt.Sprintf("  Later %s calls matching %s run without asking (/grants revokes).", client.Visible(p.ToolName), client.Visible(g.Pattern)),
 	}
 	if n := b.GrantCovers(); n > 0 {
 		lines = append(lines, fmt.Sprintf("  It also approves %s of this batch that it covers.", strings.Replace(calls(n), "call", "more call", 1)))

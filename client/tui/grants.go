@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/client"
@@ -61,8 +62,8 @@ func (m *Model) grantsKey(k tea.KeyMsg) tea.Cmd {
 	case "enter", "d", "delete":
 		g, session := l.items[l.cursor], m.sessionID
 		m.confirmAsk([]string{
-			fmt.Sprintf("Revoke grant %s? Later %s calls matching %s will be asked again. [y/n] (n): ",
-				client.Visible(g.GrantID), client.Visible(g.ToolName), client.Visible(g.Pattern)),
+			fmt.Sprintf("Revoking %s: later %s calls matching %s will be asked again.", client.Visible(g.GrantID), client.Visible(g.ToolName), client.Visible(g.Pattern)),
+			"Revoke it? [y/n] (n): ",
 		}, func() tea.Cmd {
 			m.mode = modeChat
 			return m.revokeCmd(session, g)
@@ -99,12 +100,19 @@ func (m *Model) grantsView() string {
 			footer = append(footer, st.table.Prompt.Render(cutw(q, m.width)))
 		}
 	}
-	lines := []string{st.title.Render(cutw("Session grants: Enter revokes one, Esc goes back", m.width))}
+	lines := []string{st.title.Render(cutw("Session grants (id, tool, given at, pattern): Enter revokes one, Esc goes back", m.width))}
 	rows := max(1, height-1-len(footer))
 	start := max(0, l.cursor-rows+1)
+	// Columns as wide as their longest value, the pattern last but the time, so a
+	// long pattern is what an 80-column terminal cuts.
+	idW, toolW := 0, 0
+	for _, g := range l.items {
+		idW, toolW = max(idW, ansi.StringWidth(client.Visible(g.GrantID))), max(toolW, ansi.StringWidth(client.Visible(g.ToolName)))
+	}
 	for i := start; i < len(l.items) && i < start+rows; i++ {
 		g := l.items[i]
-		line := fmt.Sprintf("  %-10s  %-16s  %-24s  %s", client.Visible(g.GrantID), client.Visible(g.ToolName), client.Visible(g.Pattern), g.CreatedAt.Local().Format("2006-01-02 15:04"))
+		line := fmt.Sprintf("  %s  %s  %s  %s", pad(client.Visible(g.GrantID), idW), pad(client.Visible(g.ToolName), toolW),
+			g.CreatedAt.Local().Format("2006-01-02 15:04"), client.Visible(g.Pattern))
 		if i == l.cursor {
 			line = st.table.Current.Render(cutw("▸"+line[1:], m.width))
 		} else {
@@ -116,4 +124,9 @@ func (m *Model) grantsView() string {
 		lines = append(lines, "")
 	}
 	return strings.Join(append(lines, footer...), "\n")
+}
+
+// pad fills s with spaces to w cells.
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
 }

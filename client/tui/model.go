@@ -423,7 +423,7 @@ func (m *Model) quit() tea.Cmd {
 }
 
 // busyNotice answers Enter while a turn runs; the turn's end takes it away.
-const busyNotice = "the model is still working on the last message; wait for its answer or press Esc to cancel it"
+const busyNotice = "still working on the last message: wait for the answer, or Esc cancels it"
 
 // scrollKey scrolls the conversation for PgUp, PgDn and End, and reports whether k
 // was one of them. End in a view already at the bottom is left to the input, where
@@ -623,7 +623,7 @@ func (m *Model) configAnswer(msg ConfigMsg) {
 	text := fmt.Sprintf("Safety preset %s %s: approval %s.", verb, s.Preset, approval)
 	if msg.Config.Written != "" {
 		// A preset change rewrites a file on disk; which one must not be a surprise.
-		text += " Written to " + client.Visible(msg.Config.Written) + "."
+		text += "\nWritten to " + client.Visible(msg.Config.Written)
 	}
 	m.conv.add(entry{kind: kindNote, text: text})
 	m.refresh()
@@ -703,7 +703,7 @@ func (m *Model) showOlder() {
 func (m *Model) layout(w, h int) {
 	m.width, m.height = max(20, w), max(8, h)
 	m.input.SetWidth(m.width)
-	m.reason.Width = max(10, m.width-ansi.StringWidth(m.reason.Prompt)-1)
+	m.fitReason()
 	m.help.Width = m.width
 	m.fitViewport()
 	m.argsVP.Width, m.argsVP.Height = m.width, max(1, m.height-4)
@@ -814,7 +814,8 @@ func (m *Model) View() string {
 		sb.WriteString(m.noticeLine())
 	}
 	sb.WriteString("\n")
-	sb.WriteString(m.help.View(m.keys.forMode(m.mode, m.busy)))
+	// help cuts its line with …, but not when the … itself lands on the last column.
+	sb.WriteString(cutw(m.help.View(m.keys.forMode(m.mode, m.busy)), m.width))
 	return sb.String()
 }
 
@@ -840,7 +841,11 @@ func (m *Model) noticeLine() string {
 		if m.live != nil && m.live.cancelling {
 			doing = "cancelling…"
 		}
-		return cutw(fmt.Sprintf("%s %s %ds", m.spin.View(), doing, secs), m.width)
+		line := fmt.Sprintf("%s %s %ds", m.spin.View(), doing, secs)
+		if m.status != "" {
+			line += " · " + m.styles.err.Render(client.Visible(m.status))
+		}
+		return cutw(line, m.width)
 	case m.status != "":
 		return m.styles.err.Render(cutw(client.Visible(m.status), m.width))
 	}

@@ -70,7 +70,7 @@ func drive(t testing.TB, m *Model, cmd tea.Cmd) (quit bool) {
 			queue = append(queue, msg...)
 		case tea.QuitMsg:
 			quit = true
-		case TurnMsg, HealthMsg, ConfigMsg, SessionsMsg, SessionMsg, TraceMsg:
+		case TurnMsg, HealthMsg, ConfigMsg, SessionsMsg, SessionMsg, TraceMsg, GrantsMsg, RevokeMsg:
 			_, next := m.Update(msg)
 			queue = append(queue, next)
 		}
@@ -92,8 +92,16 @@ func keyMsg(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyEsc}
 	case "pgup":
 		return tea.KeyMsg{Type: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyMsg{Type: tea.KeyPgDown}
 	case "down":
 		return tea.KeyMsg{Type: tea.KeyDown}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "end":
+		return tea.KeyMsg{Type: tea.KeyEnd}
+	case "left":
+		return tea.KeyMsg{Type: tea.KeyLeft}
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 }
@@ -804,7 +812,7 @@ func TestHelpLineFitsEightyColumns(t *testing.T) {
 		name string
 		mode mode
 		busy bool
-	}{{"chat", modeChat, false}, {"chat while a turn runs", modeChat, true}, {"approval", modeApproval, false}, {"reason", modeReason, false}, {"args", modeArgs, false}, {"picker", modePicker, false}} {
+	}{{"chat", modeChat, false}, {"chat while a turn runs", modeChat, true}, {"approval", modeApproval, false}, {"reason", modeReason, false}, {"args", modeArgs, false}, {"picker", modePicker, false}, {"question", modeConfirm, false}, {"grants", modeGrants, false}} {
 		t.Run(md.name, func(t *testing.T) {
 			m := newTestModel(t, clienttest.New(t), 80, 24)
 			line := m.help.View(m.keys.forMode(md.mode, md.busy))
