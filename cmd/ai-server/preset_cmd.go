@@ -13,33 +13,31 @@ import (
 	"github.com/ailab/ai-lab/tools"
 )
 
+// presetOptions are the flags of `ai-server preset`.
+type presetOptions struct {
+	config string
+}
+
+func (o *presetOptions) flagSet() *flag.FlagSet {
+	fs := newFlagSet("preset")
+	fs.StringVar(&o.config, "config", "", "the config file at `PATH` to rewrite (default: $AILAB_CONFIG, ./config.yaml, $XDG_CONFIG_HOME/ai-lab/config.yaml)")
+	return fs
+}
+
 // runPreset is `ai-server preset NAME [--config PATH]`: it rewrites safety.preset
 // in the found config file in place. Flags may come before or after NAME.
 func runPreset(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("preset", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	configPath := fs.String("config", "", "config file to rewrite")
-	var names []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintln(stdout, "usage: ai-server preset strict|moderate|minimal|custom [--config PATH]")
-				return exitOK
-			}
-			return usageError(stderr, "preset: %v (usage: ai-server preset NAME [--config PATH])", err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		names = append(names, fs.Arg(0))
-		args = fs.Args()[1:]
+	var opts presetOptions
+	names, code, ok := parseArgs("preset", opts.flagSet(), args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if len(names) != 1 {
-		return usageError(stderr, "preset: name exactly one preset (usage: ai-server preset strict|moderate|minimal|custom [--config PATH])")
+		return usageError(stderr, "preset: name exactly one preset, e.g. ai-server preset moderate (use %s)", orList(tools.PresetNames))
 	}
 	name := names[0]
 
-	path, err := config.Find(*configPath)
+	path, err := config.Find(opts.config)
 	if err != nil {
 		return usageError(stderr, "preset: %v", err)
 	}

@@ -25,7 +25,10 @@ func TestPresetCommand(t *testing.T) {
 		{name: "flag after name", args: []string{"moderate", "--config", "CONFIG"}, wantCode: exitOK, wantOut: "safety.preset is now moderate in CONFIG: write_file, delete_file, move_file, copy_file, create_directory wait for your approval", wantPreset: "moderate"},
 		{name: "flag before name", args: []string{"--config=CONFIG", "minimal"}, wantCode: exitOK, wantOut: "safety.preset is now minimal in CONFIG: every tool runs without asking", wantPreset: "minimal"},
 		{name: "found through AILAB_CONFIG", args: []string{"custom"}, envConfig: true, wantCode: exitOK, wantOut: "is now custom in CONFIG: approval follows safety.approval_mode and safety.tools_requiring_approval in the file", wantPreset: "custom"},
-		{name: "found in the working directory", args: []string{"moderate"}, inCwd: true, wantCode: exitOK, wantOut: "is now moderate", wantPreset: "moderate"},
+		// The file written is named by its full path, however it was found.
+		{name: "found in the working directory", args: []string{"moderate"}, inCwd: true, wantCode: exitOK, wantOut: "safety.preset is now moderate in CONFIG: ", wantPreset: "moderate"},
+		{name: "relative --config", args: []string{"moderate", "--config", "../elsewhere.yaml"}, wantCode: exitOK, wantOut: "safety.preset is now moderate in CONFIG: ", wantPreset: "moderate"},
+		{name: "relative AILAB_CONFIG", args: []string{"minimal"}, env: map[string]string{"AILAB_CONFIG": "../elsewhere.yaml"}, wantCode: exitOK, wantOut: "safety.preset is now minimal in CONFIG: ", wantPreset: "minimal"},
 		{name: "unknown preset", args: []string{"lax", "--config", "CONFIG"}, wantCode: exitUsage, wantErr: `safety.preset: "lax" is not a preset (use strict, moderate, minimal or custom)`, wantPreset: "strict"},
 		{name: "no config file anywhere", args: []string{"moderate"}, wantCode: exitUsage, wantErr: "pass --config PATH or create ./config.yaml", wantPreset: "strict"},
 		{name: "missing explicit file", args: []string{"moderate", "--config", "CONFIG.missing"}, wantCode: exitUsage, wantErr: "does not exist", wantPreset: "strict"},
@@ -58,6 +61,9 @@ func TestPresetCommand(t *testing.T) {
 			}
 			if tt.envConfig {
 				t.Setenv("AILAB_CONFIG", path)
+			}
+			if v, ok := tt.env["AILAB_CONFIG"]; ok {
+				t.Setenv("AILAB_CONFIG", v)
 			}
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,31 +9,36 @@ import (
 	"github.com/ailab/ai-lab/sanitize"
 )
 
-const sanitizeUsage = "usage: ai-server sanitize [--source URL] [--mild] [--json] < text"
-
 // defaultSanitizeSource names the wrapper's source when --source is not given: the
 // text came from standard input, not from a URL, and the wrapper says so.
 const defaultSanitizeSource = "stdin"
+
+// sanitizeOptions are the flags of `ai-server sanitize`.
+type sanitizeOptions struct {
+	source       string
+	mild, asJSON bool
+}
+
+func (o *sanitizeOptions) flagSet() *flag.FlagSet {
+	fs := newFlagSet("sanitize")
+	fs.StringVar(&o.source, "source", defaultSanitizeSource, "the `URL` the text came from, shown in the wrapper")
+	fs.BoolVar(&o.mild, "mild", false, "use the non-aggressive mode (sanitize.aggressive: false)")
+	fs.BoolVar(&o.asJSON, "json", false, `write {"content": ..., "report": ...} with the per-layer counts`)
+	return fs
+}
 
 // runSanitize is `ai-server sanitize [--source URL] [--mild] [--json]`: it reads text
 // on stdin and writes what the model would see of it, sanitized and wrapped as
 // <webpage_content source="URL">. With --json it writes {"content": ..., "report": ...}
 // instead, so a script can read the per-layer counts.
 func runSanitize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sanitize", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	source := fs.String("source", defaultSanitizeSource, "the URL the text came from, shown in the wrapper")
-	mild := fs.Bool("mild", false, "use the non-aggressive mode")
-	asJSON := fs.Bool("json", false, `write {"content": ..., "report": ...}`)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, sanitizeUsage)
-			return exitOK
-		}
-		return usageError(stderr, "sanitize: %v (%s)", err, sanitizeUsage)
+	var opts sanitizeOptions
+	words, code, ok := parseArgs("sanitize", opts.flagSet(), args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		return usageError(stderr, "sanitize: unexpected argument %q: the text is read from stdin (%s)", fs.Arg(0), sanitizeUsage)
+	if len(words) > 0 {
+		return usageError(stderr, "sanitize: unexpected argument %q: the text is read from stdin, e.g. ai-server sanitize < page.txt", words[0])
 	}
 
 	data, err := io.ReadAll(stdin)
@@ -42,10 +46,10 @@ func runSanitize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ai-server: sanitize: cannot read stdin: %v\n", err)
 		return exitFailure
 	}
-	text, report := sanitize.Sanitize(string(data), sanitize.Options{Mild: *mild})
-	content := sanitize.WrapWebpage(*source, text)
+	text, report := sanitize.Sanitize(string(data), sanitize.Options{Mild: opts.mild})
+	content := sanitize.WrapWebpage(opts.source, text)
 
-	if !*asJSON {
+	if !opts.asJSON {
 		fmt.Fprintln(stdout, content)
 		return exitOK
 	}

@@ -2,12 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // ddgFixtureServer serves the saved html results fixture on /html/.
@@ -60,6 +69,20 @@ func TestSearchAndReadCommands(t *testing.T) {
 			wantJSONOf: "results",
 		},
 		{
+			name:     "search --max at its ceiling",
+			env:      map[string]string{"AILAB_WEB_SEARCH_ENDPOINT": srv.URL + "/html/"},
+			args:     []string{"search", "caffeine", "--max", "10"},
+			wantCode: exitOK,
+			wantOut:  []string{`result(s) for "caffeine"`},
+		},
+		{
+			name:     "search --max at its floor",
+			env:      map[string]string{"AILAB_WEB_SEARCH_ENDPOINT": srv.URL + "/html/"},
+			args:     []string{"search", "caffeine", "--max=1"},
+			wantCode: exitOK,
+			wantOut:  []string{`1 result(s) for "caffeine"`},
+		},
+		{
 			name:     "search rate limited is a runtime failure",
 			env:      map[string]string{"AILAB_WEB_SEARCH_ENDPOINT": srv.URL + "/limited/"},
 			args:     []string{"search", "caffeine"},
@@ -89,6 +112,13 @@ func TestSearchAndReadCommands(t *testing.T) {
 			args:     []string{"read", srv.URL + "/article", "--max-chars", "11"},
 			wantCode: exitOK,
 			wantOut:  []string{"38 characters (cut; --max-chars shows more)", `<webpage_content source="` + srv.URL + `/article">Plain words</webpage_content>`},
+		},
+		{
+			name:     "read --max-chars at its ceiling",
+			env:      map[string]string{"AILAB_WEB_ALLOW_PRIVATE_ADDRESSES": "true"},
+			args:     []string{"read", srv.URL + "/article", "--max-chars", "100000"},
+			wantCode: exitOK,
+			wantOut:  []string{"38 characters\n"},
 		},
 		{
 			name:       "read --json",
@@ -149,6 +179,142 @@ func TestSearchAndReadCommands(t *testing.T) {
 				if _, ok := m[tt.wantJSONOf]; !ok {
 					t.Errorf("--json output lacks %q: %s", tt.wantJSONOf, stdout.String())
 				}
+			}
+		})
+	}
+}
+
+// nxdomain is a DNS server on a pipe that answers every question "no such
+// name", so a lookup fails at once and the same way on any machine, online or
+// not, and no packet leaves the process.
+func nxdomain(context.Context, string, string) (net.Conn, error) {
+	client, server := net.Pipe()
+	go func() {
+		defer server.Close()
+		for {
+			// The resolver speaks DNS over a stream here: a 2-byte length, then the message.
+			var size [2]byte
+			if _, err := io.ReadFull(server, size[:]); err != nil {
+				return
+			}
+			query := make([]byte, binary.BigEndian.Uint16(size[:]))
+			if _, err := io.ReadFull(server, query); err != nil {
+				return
+			}
+			var p dnsmessage.Parser
+			h, err := p.Start(query)
+			if err != nil {
+				return
+			}
+			questions, err := p.AllQuestions()
+			if err != nil {
+				return
+			}
+			answer, err := (&dnsmessage.Message{
+				Header:    dnsmessage.Header{ID: h.ID, Response: true, RecursionDesired: h.RecursionDesired, RecursionAvailable: true, RCode: dnsmessage.RCodeNameError},
+				Questions: questions,
+			}).Pack()
+			if err != nil {
+				return
+			}
+			if _, err := server.Write(append(binary.BigEndian.AppendUint16(nil, uint16(len(answer))), answer...)); err != nil {
+				return
+			}
+		}
+	}()
+	return client, nil
+}
+
+// noNetwork is a DNS server the machine has no route to, as when it is offline.
+func noNetwork(_ context.Context, network, address string) (net.Conn, error) {
+	return nil, &net.OpError{Op: "dial", Net: network, Err: os.NewSyscallError("connect", syscall.ENETUNREACH)}
+}
+
+// useResolver points every lookup of the test, the read_webpage fetcher's
+// included, at dial instead of the machine's DNS servers.
+func useResolver(t *testing.T, dial func(ctx context.Context, network, address string) (net.Conn, error)) {
+	old := net.DefaultResolver
+	net.DefaultResolver = &net.Resolver{PreferGo: true, Dial: dial}
+	t.Cleanup(func() { net.DefaultResolver = old })
+}
+
+// TestReadUnreachable: when the page's host cannot be reached at all, the line
+// says so and points at the network connection, not only at the address: the
+// likeliest cause at a terminal is a machine that is offline.
+func TestReadUnreachable(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	closedHost := strings.TrimPrefix(closed.URL, "http://")
+	tests := []struct {
+		name     string
+		resolver func(context.Context, string, string) (net.Conn, error)
+		url      string
+		want     []string
+	}{
+		{
+			name: "connection refused",
+			url:  closed.URL + "/page",
+			want: []string{"could not reach " + closedHost + ": the connection was refused", "check the address and port, and your network connection"},
+		},
+		{
+			name:     "no such host",
+			resolver: nxdomain,
+			url:      "https://nosuch.invalid/page",
+			want:     []string{"could not reach nosuch.invalid: no such host", "check your network connection, then the address for typos"},
+		},
+		{
+			name:     "DNS server unreachable",
+			resolver: noNetwork,
+			url:      "https://nosuch.invalid/page",
+			want:     []string{"could not reach nosuch.invalid: the network is unreachable", "check your network connection"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolate(t)
+			t.Setenv("AILAB_WEB_ALLOW_PRIVATE_ADDRESSES", "true")
+			if tt.resolver != nil {
+				useResolver(t, tt.resolver)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"read", tt.url}, strings.NewReader(""), &stdout, &stderr); code != exitFailure {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitFailure, stderr.String())
+			}
+			msg := stderr.String()
+			if strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "ai-server: read_webpage: ") {
+				t.Errorf("want one line naming the tool, got %q", msg)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr %q lacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// TestUnreachableWording covers the errors a test cannot make happen on
+// purpose: a route or a network that is down when connecting.
+func TestUnreachableWording(t *testing.T) {
+	dialErr := func(errno syscall.Errno) error {
+		return &url.Error{Op: "Get", URL: "https://go.dev/doc/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", errno)}}
+	}
+	tests := []struct {
+		name string
+		err  error
+		want string // "" means the tool's own sentence stands
+	}{
+		{"network unreachable", dialErr(syscall.ENETUNREACH), "could not reach go.dev: the network is unreachable; check your network connection"},
+		{"no route to host", dialErr(syscall.EHOSTUNREACH), "could not reach go.dev: there is no route to the host; check your network connection, then the address"},
+		{"refused", dialErr(syscall.ECONNREFUSED), "could not reach go.dev: the connection was refused"},
+		{"lookup timed out", &url.Error{Op: "Get", URL: "https://go.dev/", Err: &net.DNSError{Err: "i/o timeout", Name: "go.dev", IsTimeout: true}}, "could not reach go.dev: its name could not be looked up (i/o timeout); check your network connection, then the address"},
+		{"not a network failure", errors.New("go.dev answered 404 Not Found"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := unreachable(tt.err)
+			if ok != (tt.want != "") || !strings.HasPrefix(got, tt.want) {
+				t.Errorf("unreachable = %q, %v; want %q", got, ok, tt.want)
 			}
 		})
 	}
