@@ -45,6 +45,7 @@ type Config struct {
 	Sanitize SanitizeConfig `mapstructure:"sanitize"`
 	Tracking TrackingConfig `mapstructure:"tracking"`
 	Tracing  TracingConfig  `mapstructure:"tracing"`
+	MCP      MCPConfig      `mapstructure:"mcp"`
 
 	// Path is the file the config was read from, "" when none was found.
 	Path string `mapstructure:"-"`
@@ -156,6 +157,7 @@ func Default() *Config {
 		Sanitize: SanitizeConfig{Enabled: true, Aggressive: true},
 		Tracking: TrackingConfig{Window: 5 * time.Minute, MaxValidationRetries: 2},
 		Tracing:  TracingConfig{RetentionAge: 720 * time.Hour, RetentionCount: 10000},
+		MCP:      MCPConfig{Servers: []MCPServer{}},
 	}
 }
 
@@ -280,6 +282,7 @@ func (c *Config) Public() map[string]any {
 	if c.Server.AuthToken != "" {
 		server["auth_token"] = "***"
 	}
+	out["mcp"].(map[string]any)["servers"] = publicServers(c.MCP.Servers)
 	p := c.Preset()
 	safety := out["safety"].(map[string]any)
 	safety["preset"] = p.Name
@@ -290,7 +293,7 @@ func (c *Config) Public() map[string]any {
 
 // RestartKeys are the keys a running server cannot apply: a change to one of
 // them waits for a restart. Every other key applies live.
-var RestartKeys = []string{"server.addr", "server.state_dir", "tracing.otlp_endpoint"}
+var RestartKeys = []string{"server.addr", "server.state_dir", "tracing.otlp_endpoint", "mcp.servers"}
 
 // RestartRequired lists the keys of RestartKeys whose value in next differs
 // from the one the server started with (running), in key order.

@@ -89,8 +89,11 @@ var durationType = reflect.TypeFor[time.Duration]()
 // that "5.5" for an int or a bare 120 for a duration is refused instead of
 // silently truncated or read as nanoseconds, and so the reason can say how to fix it.
 func decode(typ reflect.Type, raw any) (any, string) {
-	if typ == durationType {
+	switch typ {
+	case durationType:
 		return decodeDuration(raw)
+	case serversType:
+		return decodeServers(raw)
 	}
 	switch typ.Kind() {
 	case reflect.String:

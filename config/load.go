@@ -103,6 +103,11 @@ func load(data []byte, path string, withEnv bool) (*Config, error) {
 		if fromFile && k.typ.Kind() == reflect.String {
 			raw = written
 		}
+		if l, ok := lines[k.path]; ok && l.raw != nil {
+			if val, set := os.LookupEnv(k.envName()); !withEnv || !set || val == "" {
+				raw = l.raw
+			}
+		}
 		val, reason := decode(k.typ, raw)
 		if reason != "" {
 			shownValue := shown(raw)
@@ -158,6 +163,8 @@ type leaf struct {
 	// items holds the line of each scalar item of a list value, so a refused
 	// item of a list written one item a line is shown on its own line.
 	items map[string]int
+	// raw is a structured value decoded straight from the file (mcp.servers).
+	raw any
 }
 
 // lineOf returns the line of the value a refusal quotes: the item's own line
@@ -215,10 +222,20 @@ func checkTree(data []byte) (map[string]leaf, *Error) {
 			if first, dup := lines[path]; dup {
 				return nil, &Error{Key: path, Line: lk.Line, Reason: fmt.Sprintf("appears twice (first on line %d; keep one)", first.line)}
 			}
-			if lv.Kind == yaml.MappingNode {
+			var raw any
+			if path == "mcp.servers" && !isNull(lv) {
+				if err := checkServersTree(lk.Line, lv); err != nil {
+					return nil, err
+				}
+				// Decoded from the node, not through viper, which lower-cases
+				// map keys (an env entry's NAME must keep its case).
+				if err := lv.Decode(&raw); err != nil {
+					return nil, &Error{Key: path, Line: lk.Line, Reason: "cannot be read (" + oneLine(err.Error()) + ")"}
+				}
+			} else if lv.Kind == yaml.MappingNode {
 				return nil, &Error{Key: path, Line: lk.Line, Reason: "must be a single value, not a mapping"}
 			}
-			l := leaf{line: lk.Line, text: lv.Value, scalar: lv.Kind == yaml.ScalarNode && !isNull(lv)}
+			l := leaf{line: lk.Line, text: lv.Value, scalar: lv.Kind == yaml.ScalarNode && !isNull(lv), raw: raw}
 			if lv.Kind == yaml.SequenceNode {
 				l.items = map[string]int{}
 				for _, item := range lv.Content {

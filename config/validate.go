@@ -51,6 +51,9 @@ func validate(c *Config) *Error {
 			return &Error{Key: ch.key, Value: ch.value, Reason: ch.reason}
 		}
 	}
+	if err := validateServers(c); err != nil {
+		return err
+	}
 	if bad, reason := checkTools(c.Safety.ToolsRequiringApproval); reason != "" {
 		return &Error{Key: "safety.tools_requiring_approval", Value: bad, Reason: reason}
 	}
