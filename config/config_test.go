@@ -212,7 +212,7 @@ func TestEveryKeyIsOverridable(t *testing.T) {
 		"server.addr": "0.0.0.0:9999", "server.auth_token": "tok", "server.state_dir": "/tmp/s",
 		"llm.base_url": "https://example.test/v1", "llm.model": "m", "llm.api_key_env": "MY_KEY",
 		"llm.timeout": "7s", "llm.max_tool_rounds": "3", "llm.context_chars": "50000",
-		"mcp.servers": `[{"name": "files", "command": ["mcp-files", "/data"], "approval": ["write_file"]}]`,
+		"mcp.servers":   `[{"name": "files", "command": ["mcp-files", "/data"], "approval": ["write_file"]}]`,
 		"safety.preset": "custom", "safety.approval_mode": "false", "safety.tools_requiring_approval": "read_file,web_search",
 		"tools.workspace":     "/tmp/w",
 		"web.search_endpoint": "http://127.0.0.1:1/a", "web.search_lite_endpoint": "http://127.0.0.1:1/b",
@@ -252,7 +252,7 @@ func TestEveryKeyRefusesABadEnvValue(t *testing.T) {
 	bad := map[string]string{
 		"server.addr": "8080", "llm.base_url": "localhost:11434", "llm.api_key_env": "sk-123",
 		"llm.timeout": "120", "llm.max_tool_rounds": "ten", "llm.context_chars": "many",
-		"mcp.servers": `[{"name": "Files!", "command": ["x"]}]`,
+		"mcp.servers":   `[{"name": "Files!", "command": ["x"]}]`,
 		"safety.preset": "lax", "safety.approval_mode": "yes", "safety.tools_requiring_approval": "write_file,rm_rf",
 		"web.search_endpoint": "duckduckgo.com", "web.search_lite_endpoint": "ftp://x/", "web.safesearch": "high",
 		"web.max_results": "5.5", "web.cache_ttl": "15", "web.fetch_timeout": "0s", "web.max_page_bytes": "5MiB",
