@@ -100,7 +100,8 @@ func (b *Batch) Screen(opt ScreenOptions) string {
 	sb.WriteString(bs.Render("│") + opt.Style.Header.Render(title) + bs.Render("│") + "\n")
 	opt.Width = width
 	t := b.Table(opt)
-	t.Lines[0] = b.rule(opt, "├", "┬", "┤")
+	toolW, argW := b.widths(width)
+	t.Lines[0] = rule(opt, toolW, argW, "├", "┬", "┤")
 	sb.WriteString(strings.Join(t.Lines, "\n"))
 	return sb.String()
 }
@@ -123,8 +124,7 @@ func (b *Batch) widths(width int) (toolW, argW int) {
 	return toolW, argW
 }
 
-func (b *Batch) rule(opt ScreenOptions, left, mid, right string) string {
-	toolW, argW := b.widths(opt.Width)
+func rule(opt ScreenOptions, toolW, argW int, left, mid, right string) string {
 	return opt.Style.Border.Render(left + strings.Repeat("─", toolW+2) + mid + strings.Repeat("─", argW+2) + right)
 }
 
@@ -152,9 +152,9 @@ func (b *Batch) mark(i int) string {
 	return "  "
 }
 
-// row lays out row i; maxLines bounds its argument lines when it is drawn in full.
-func (b *Batch) row(i int, opt ScreenOptions, maxLines int) rowBlock {
-	toolW, argW := b.widths(opt.Width)
+// row lays out row i for columns toolW and argW wide; maxLines bounds its argument
+// lines when it is drawn in full.
+func (b *Batch) row(i int, opt ScreenOptions, toolW, argW, maxLines int) rowBlock {
 	p := b.Pending[i]
 	cur := i == b.Current()
 	r := rowBlock{tool: []string{cut(b.mark(i)+Visible(p.ToolName), toolW)}, style: opt.Style.Cell, current: cur, effect: -1}
@@ -227,15 +227,15 @@ func (b *Batch) Table(opt ScreenOptions) TableView {
 		opt.Width = 80
 	}
 	n := len(b.Pending)
+	toolW, argW := b.widths(opt.Width)
 	blocks := make([]rowBlock, n)
 	for i := range n {
-		blocks[i] = b.row(i, opt, opt.MaxArgLines)
+		blocks[i] = b.row(i, opt, toolW, argW, opt.MaxArgLines)
 	}
 	first, last := 0, n
 	if opt.Height > 0 {
-		first, last = b.window(blocks, opt)
+		first, last = b.window(blocks, opt, toolW, argW)
 	}
-	toolW, argW := b.widths(opt.Width)
 	bs := opt.Style.Border
 	line := func(tool, args string, st lipgloss.Style, argSt lipgloss.Style) string {
 		tool += strings.Repeat(" ", max(0, toolW-ansi.StringWidth(tool)))
@@ -243,9 +243,9 @@ func (b *Batch) Table(opt ScreenOptions) TableView {
 		return bs.Render("│") + st.Render(" "+tool+" ") + bs.Render("│") + argSt.Render(" "+args+" ") + bs.Render("│")
 	}
 	lines := []string{
-		b.rule(opt, "┌", "┬", "┐"),
+		rule(opt, toolW, argW, "┌", "┬", "┐"),
 		line("Tool", "Arguments", opt.Style.Header, opt.Style.Header),
-		b.rule(opt, "├", "┼", "┤"),
+		rule(opt, toolW, argW, "├", "┼", "┤"),
 	}
 	if first > 0 {
 		lines = append(lines, line("", cut(fmt.Sprintf("↑ %s above", rowsWord(first)), argW), opt.Style.Cell, opt.Style.Decided))
@@ -269,7 +269,7 @@ func (b *Batch) Table(opt ScreenOptions) TableView {
 	if last < n {
 		lines = append(lines, line("", cut(fmt.Sprintf("↓ %s below", rowsWord(n-last)), argW), opt.Style.Cell, opt.Style.Decided))
 	}
-	lines = append(lines, b.rule(opt, "└", "┴", "┘"))
+	lines = append(lines, rule(opt, toolW, argW, "└", "┴", "┘"))
 	if opt.Height > 0 && len(lines) > opt.Height {
 		// Too small even for one whole row: the bottom border goes last.
 		lines = append(lines[:max(1, opt.Height-1)], lines[len(lines)-1])
@@ -287,7 +287,7 @@ func rowsWord(n int) string {
 // window picks the rows to show within opt.Height lines: the row being decided,
 // the one decided just before it, then as many after it as fit, then before it.
 // The row being decided is drawn smaller when it alone does not fit.
-func (b *Batch) window(blocks []rowBlock, opt ScreenOptions) (first, last int) {
+func (b *Batch) window(blocks []rowBlock, opt ScreenOptions, toolW, argW int) (first, last int) {
 	n := len(blocks)
 	budget := opt.Height - 4 // top border, header, rule, bottom border
 	total := 0
@@ -319,7 +319,7 @@ func (b *Batch) window(blocks []rowBlock, opt ScreenOptions) (first, last int) {
 				ml = blocks[start].height()
 			}
 			ml--
-			blocks[start] = b.row(start, opt, max(1, ml))
+			blocks[start] = b.row(start, opt, toolW, argW, max(1, ml))
 		}
 	}
 	if blocks[start].height() > room {

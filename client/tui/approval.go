@@ -61,19 +61,35 @@ type approvalLayout struct {
 	convH  int
 }
 
+// tableKey is what the table's layout depends on, so Update and View, which both
+// need it, lay it out once per change rather than on every call.
+type tableKey struct {
+	batch             *client.Batch
+	decided           int
+	width, avail, top int
+	moved             bool
+}
+
 func (m *Model) approvalLayout() approvalLayout {
 	b := m.batch
 	footer := m.approvalFooter()
 	avail := max(1, m.height-3-len(footer)) // status bar, heading, help line
-	opt := client.ScreenOptions{
-		Width: m.width, MaxArgLines: max(3, avail/2-4), Style: m.styles.table,
-		Compact: true, Scrolled: m.tableMoved, Top: m.tableTop,
+	k := tableKey{batch: b, decided: len(b.Decisions), width: m.width, avail: avail, top: m.tableTop, moved: m.tableMoved}
+	if m.table.key != k {
+		opt := client.ScreenOptions{
+			Width: m.width, MaxArgLines: max(3, avail/2-4), Style: m.styles.table,
+			Compact: true, Scrolled: m.tableMoved, Top: m.tableTop,
+		}
+		// A third of the height stays for the conversation while the table fits in
+		// the rest; a table too tall for it scrolls.
+		t := b.Table(opt)
+		if limit := min(avail, max(5, avail-avail/3)); len(t.Lines) > limit {
+			opt.Height = limit
+			t = b.Table(opt)
+		}
+		m.table.key, m.table.view = k, t
 	}
-	need := len(b.Table(opt).Lines)
-	// A third of the height stays for the conversation while the table fits in the
-	// rest; a table too tall for it scrolls.
-	opt.Height = min(avail, need, max(5, avail-avail/3))
-	t := b.Table(opt)
+	t := m.table.view
 	done := len(b.Decisions)
 	head := fmt.Sprintf("⚠ Tool Approval Required · %s", calls(len(b.Pending)))
 	if done > 0 {
@@ -109,7 +125,9 @@ func (m *Model) approvalFooter() []string {
 	}
 	var out []string
 	if m.status != "" {
-		out = append(out, st.warn.Render(cutw(client.Visible(m.status), m.width)))
+		for _, l := range strings.Split(ansi.Wrap(client.Visible(m.status), m.width, ""), "\n") {
+			out = append(out, st.warn.Render(cutw(l, m.width)))
+		}
 	}
 	return append(out, st.table.Prompt.Render(cutw(m.batch.PromptKeys(m.width, approvalKeys), m.width)))
 }
@@ -285,7 +303,7 @@ func noGrantReason(p api.PendingTool, preset string) string {
 	tool := client.Visible(p.ToolName)
 	switch {
 	case !grantable[p.ToolName]:
-		return fmt.Sprintf("no session grant can be given for %s: each such call is asked on its own; y approves this one", tool)
+		return fmt.Sprintf("no session grant can be given for %s: each such call is asked; y approves this one", tool)
 	case hasHidden(p.Arguments):
 		return "no session grant can be given for this call: its arguments hold invisible or control characters; y approves this one"
 	case preset == "strict":

@@ -233,3 +233,24 @@ func TestTokenReusesTheHistoryLines(t *testing.T) {
 		t.Fatalf("the token is not on screen:\n%s", v)
 	}
 }
+
+// BenchmarkApprovalKey measures a key on the approval screen (the table scrolled by
+// one row, then View) with 30 pending calls under a long conversation: the table is
+// laid out again on each key, and its cost must not grow with the history.
+func BenchmarkApprovalKey(b *testing.B) {
+	for _, n := range []int{10, 2000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			m := historyModel(n)
+			m.openBatch(client.NewBatch(writes(30)))
+			m.fitViewport()
+			keys := []tea.KeyMsg{{Type: tea.KeyDown}, {Type: tea.KeyUp}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.Update(keys[i%2])
+				_ = m.View()
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/key")
+		})
+	}
+}

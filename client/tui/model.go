@@ -155,6 +155,10 @@ type Model struct {
 	denyRest   bool      // the reason being typed is for every remaining call (d)
 	tableTop   int       // the first row shown when the reader scrolled the table
 	tableMoved bool      // the reader scrolled the table; a decision brings back the current row
+	table      struct {  // the table as last laid out, for key
+		key  tableKey
+		view client.TableView
+	}
 
 	sessionID string
 	model     string
