@@ -257,14 +257,20 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, stream bool) fun
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	s.running[t.SessionID] = cancel
-	return func() {
-		defer func() {
+	var once sync.Once
+	// The turn stops running before its last event is written, as on the real
+	// server: a client that has read that event finds nothing left to cancel.
+	end := func() {
+		once.Do(func() {
 			s.mu.Lock()
 			delete(s.running, t.SessionID)
 			s.mu.Unlock()
-			cancel()
-		}()
-		sendStream(w, r.Context(), ctx, t, beats)
+		})
+	}
+	return func() {
+		defer cancel()
+		defer end()
+		sendStream(w, r.Context(), ctx, t, beats, end)
 	}
 }
 

@@ -105,8 +105,9 @@ func final(t api.TurnReply) Beat {
 }
 
 // sendStream writes the stream of reply t. conn ends when the client goes away,
-// turn when the turn is cancelled too (POST /sessions/{id}/cancel).
-func sendStream(w http.ResponseWriter, conn, turn context.Context, t api.TurnReply, beats []Beat) {
+// turn when the turn is cancelled too (POST /sessions/{id}/cancel); end is called
+// before the event that ends the stream is written.
+func sendStream(w http.ResponseWriter, conn, turn context.Context, t api.TurnReply, beats []Beat, end func()) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	flush := func() {
@@ -130,6 +131,7 @@ func sendStream(w http.ResponseWriter, conn, turn context.Context, t api.TurnRep
 		return true
 	}
 	cancelled := func() {
+		end()
 		if conn.Err() == nil {
 			send(Failure(api.CodeCancelled, "The turn was cancelled."))
 		}
@@ -157,9 +159,12 @@ func sendStream(w http.ResponseWriter, conn, turn context.Context, t api.TurnRep
 			io.WriteString(w, b.raw)
 			flush()
 		default:
+			last := b.event == api.EventDone || b.event == api.EventApprovalRequired || b.event == api.EventError
+			if last {
+				end()
+			}
 			send(b)
-			switch b.event {
-			case api.EventDone, api.EventApprovalRequired, api.EventError:
+			if last {
 				return
 			}
 		}
