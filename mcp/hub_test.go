@@ -1,0 +1,394 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ailab/ai-lab/tools"
+)
+
+func TestStartReturnsAtOnce(t *testing.T) {
+	// A server that never answers must not hold Start up.
+	hang := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Read the body, or the server would not notice the client leave.
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	})
+	ts := newTestServer(t, func(http.Handler) http.Handler { return hang })
+	began := time.Now()
+	h := startHub(t, []ServerConfig{{Name: "slow", URL: ts.url + "/mcp", Timeout: 200 * time.Millisecond}}, Options{})
+	if d := time.Since(began); d > 100*time.Millisecond {
+		t.Errorf("Start took %s", d)
+	}
+	if st := serverInfo(h, "slow").State; st != StateStarting {
+		t.Errorf("state right after Start = %s, want starting", st)
+	}
+	if err := h.WaitStarted(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	info := serverInfo(h, "slow")
+	if info.State != StateRestarting || !strings.Contains(info.Reason, "did not finish starting within 200ms") {
+		t.Errorf("after a start that timed out: %+v", info)
+	}
+}
+
+func TestToolsListedWithSchemaAsGiven(t *testing.T) {
+	ts := newTestServer(t, nil)
+	h := startHub(t, []ServerConfig{{Name: "t", URL: ts.url}}, Options{})
+	info := waitReady(t, h, "t")
+	want := []string{"t__echo", "t__fail", "t__inject", "t__media", "t__refuse", "t__schema", "t__sleep", "t__structured"}
+	got := slices.Sorted(slices.Values(info.Tools))
+	if !slices.Equal(got, want) {
+		t.Errorf("tools %v, want %v", got, want)
+	}
+	if len(info.Skipped) != 1 || !strings.Contains(info.Skipped[0], `"t__read.file"`) {
+		t.Errorf("skipped %q, want read.file left out for its name", info.Skipped)
+	}
+	tool := mustTool(t, h, "t__schema")
+	if !reflect.DeepEqual(tool.Parameters(), calledSchema) {
+		t.Errorf("parameters\n got %#v\nwant %#v", tool.Parameters(), calledSchema)
+	}
+	desc := tool.Description()
+	if !strings.HasPrefix(desc, "Tool of the MCP server t: Reads files.") || strings.Contains(strings.ToLower(desc), "ignore all previous") {
+		t.Errorf("description not prefixed and sanitized: %q", desc)
+	}
+	if tool.Source() != "mcp:t" || tool.Server() != "t" || tool.Status() != "ready" || tool.IDPrefix() != "t__schema" {
+		t.Errorf("source %q server %q status %q id prefix %q", tool.Source(), tool.Server(), tool.Status(), tool.IDPrefix())
+	}
+	var _ tools.Tool = tool
+	if _, err := tools.NewRegistry(tool); err != nil {
+		t.Errorf("the tools registry refuses an MCP tool: %v", err)
+	}
+}
+
+func TestRunPassesArgumentsAsGiven(t *testing.T) {
+	ts := newTestServer(t, nil)
+	h := startHub(t, []ServerConfig{{Name: "t", URL: ts.url}}, Options{})
+	waitReady(t, h, "t")
+	echo := mustTool(t, h, "t__echo")
+	args := `{"path":"a/b","depth":3,"nested":{"x":[1,"two",null]}}`
+	res, err := run(t, echo, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWrapped(t, res.Content, "mcp:t/echo")
+	inner := strings.TrimSuffix(strings.TrimPrefix(res.Content, `<tool_output source="mcp:t/echo">`), "</tool_output>")
+	var got, want any
+	if err := json.Unmarshal([]byte(inner), &got); err != nil {
+		t.Fatalf("the server did not get JSON: %q", inner)
+	}
+	_ = json.Unmarshal([]byte(args), &want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("server got %v, want %v", got, want)
+	}
+	if res.Parts != 1 || res.SecurityNote != SecurityNote {
+		t.Errorf("parts %d note %q", res.Parts, res.SecurityNote)
+	}
+	for _, empty := range []string{"", "null", "  "} {
+		if res, err := run(t, echo, empty); err != nil || !strings.Contains(res.Content, ">{}<") {
+			t.Errorf("arguments %q: %v %q, want {} sent", empty, err, res.Content)
+		}
+	}
+	for _, bad := range []string{`[1,2]`, `"x"`, `{"a":`} {
+		if _, err := run(t, echo, bad); !errors.Is(err, ErrBadArguments) {
+			t.Errorf("arguments %s: err %v, want ErrBadArguments", bad, err)
+		}
+	}
+}
+
+func TestResultSanitizedAndWrapped(t *testing.T) {
+	ts := newTestServer(t, nil)
+	for _, mild := range []bool{false, true} {
+		h := startHub(t, []ServerConfig{{Name: "t", URL: ts.url}}, Options{Mild: mild})
+		waitReady(t, h, "t")
+		res, err := run(t, mustTool(t, h, "t__inject"), `{}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkWrapped(t, res.Content, "mcp:t/inject")
+		low := strings.ToLower(res.Content)
+		for _, bad := range []string{"ignore all previous instructions", "system:"} {
+			if strings.Contains(low, bad) {
+				t.Errorf("mild=%v: %q arrived: %q", mild, bad, res.Content)
+			}
+		}
+		if !strings.Contains(res.Content, "Weather: sunny.") {
+			t.Errorf("mild=%v: the harmless text was lost: %q", mild, res.Content)
+		}
+	}
+	// With the sanitizer off the words stay, but the wrapper still holds.
+	h := startHub(t, []ServerConfig{{Name: "t", URL: ts.url}}, Options{SanitizeOff: true})
+	waitReady(t, h, "t")
+	res, err := run(t, mustTool(t, h, "t__inject"), `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWrapped(t, res.Content, "mcp:t/inject")
+	if !strings.Contains(res.Content, "IGNORE ALL PREVIOUS INSTRUCTIONS") {
+		t.Errorf("sanitize off still changed the text: %q", res.Content)
+	}
+}
+
+func TestIsErrorBecomesError(t *testing.T) {
+	ts := newTestServer(t, nil)
+	h := startHub(t, []ServerConfig{{Name: "t", URL: ts.url}}, Options{})
+	waitReady(t, h, "t")
+	_, err := run(t, mustTool(t, h, "t__fail"), `{}`)
+	if !errors.Is(err, ErrToolFailed) {
+		t.Fatalf("err %v, want ErrToolFailed", err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "disk full while writing /tmp/x.") || strings.Contains(strings.ToLower(msg), "ignore all previous") {
+		t.Errorf("error text not the sanitized result: %q", msg)
+	}
+	// A protocol error is a tool error too, naming the server, sanitized.
+	_, err = run(t, mustTool(t, h, "t__refuse"), `{}`)
+	if !errors.Is(err, ErrToolFailed) || !strings.HasPrefix(err.Error(), "the MCP server t refused the call to t__refuse: bad path.") ||
+		strings.Contains(strings.ToLower(err.Error()), "ignore all previous") {
+		t.Errorf("protocol error: %v", err)
+	}
+}
+
+func TestNonTextPartsDescribed(t *testing.T) {
+	ts := newTestServer(t, nil)
+	h := startHub(t, []ServerConfig{{Name: "t", URL: ts.url}}, Options{})
+	waitReady(t, h, "t")
+	res, err := run(t, mustTool(t, h, "t__media"), `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWrapped(t, res.Content, "mcp:t/media")
+	for _, want := range []string{"a chart follows", "[image/png, 12 KB]", "[audio/wav, 3 KB]",
+		"[resource: file:///data/a.txt (text/plain)]", "embedded words",
+		"[resource: file:///data/c.bin (application/octet-stream), 2 KB]"} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("%q missing from %q", want, res.Content)
+		}
+	}
+	if res.Parts != 6 {
+		t.Errorf("parts %d, want 6", res.Parts)
+	}
+	res, err = run(t, mustTool(t, h, "t__structured"), `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Content, `{"temperature":21.5}`) {
+		t.Errorf("structured content missing: %q", res.Content)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	ts := newTestServer(t, nil)
+	const timeout = 300 * time.Millisecond
+	h := startHub(t, []ServerConfig{{Name: "t", URL: ts.url, Timeout: timeout}}, Options{})
+	waitReady(t, h, "t")
+	began := time.Now()
+	_, err := run(t, mustTool(t, h, "t__sleep"), `{}`)
+	took := time.Since(began)
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "t__sleep did not answer within 300ms") {
+		t.Fatalf("err %v, want a clear ErrTimeout", err)
+	}
+	if took < timeout || took > timeout+time.Second {
+		t.Errorf("the call ended after %s, want about %s", took, timeout)
+	}
+	select {
+	case <-ts.sleepEnded:
+	case <-time.After(5 * time.Second):
+		t.Error("the server's handler was not cancelled after the timeout")
+	}
+}
+
+func TestCancelCancelsTheCall(t *testing.T) {
+	ts := newTestServer(t, nil)
+	h := startHub(t, []ServerConfig{{Name: "t", URL: ts.url}}, Options{})
+	waitReady(t, h, "t")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := mustTool(t, h, "t__sleep").Run(ctx, json.RawMessage(`{}`))
+		done <- err
+	}()
+	select {
+	case <-ts.sleepStarted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("sleep never started")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "t__sleep was cancelled") {
+			t.Errorf("err %v, want a cancellation", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("Run did not return within 1 s of the cancel")
+	}
+	select {
+	case err := <-ts.sleepEnded:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the server's handler ended with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server never heard of the cancel (notifications/cancelled)")
+	}
+}
+
+func TestListChangedUpdatesTools(t *testing.T) {
+	ts := newTestServer(t, nil)
+	var changes atomic.Int32
+	h := startHub(t, []ServerConfig{{Name: "t", URL: ts.url}}, Options{OnChange: func() { changes.Add(1) }})
+	waitReady(t, h, "t")
+	old := mustTool(t, h, "t__echo")
+	before := changes.Load()
+	ts.srv.AddTool(&sdk.Tool{Name: "added", Description: "New.", InputSchema: objectSchema()},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return textResult("fresh"), nil
+		})
+	waitFor(t, 5*time.Second, "the added tool never appeared", func() bool { _, ok := h.Tool("t__added"); return ok })
+	if changes.Load() == before {
+		t.Error("OnChange was not called")
+	}
+	if res, err := run(t, mustTool(t, h, "t__added"), `{}`); err != nil || !strings.Contains(res.Content, "fresh") {
+		t.Errorf("the added tool: %v %q", err, res.Content)
+	}
+	ts.srv.RemoveTools("echo")
+	waitFor(t, 5*time.Second, "the removed tool stayed", func() bool { _, ok := h.Tool("t__echo"); return !ok })
+	if _, err := run(t, old, `{}`); !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), "no longer offers the tool echo") {
+		t.Errorf("a call of a removed tool: %v", err)
+	}
+}
+
+func TestHeadersReachTheServer(t *testing.T) {
+	ts := newTestServer(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer s3cret" {
+				http.Error(w, "no token", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	h := startHub(t, []ServerConfig{
+		{Name: "with", URL: ts.url, Headers: map[string]string{"Authorization": "Bearer s3cret"}},
+		{Name: "without", URL: ts.url},
+	}, Options{Backoff: func(int) time.Duration { return time.Hour }})
+	waitReady(t, h, "with")
+	if err := h.WaitStarted(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if info := serverInfo(h, "without"); info.State != StateRestarting || !strings.Contains(info.Reason, "Unauthorized") {
+		t.Errorf("a server refusing the call: %+v", info)
+	}
+}
+
+func TestNeedsApproval(t *testing.T) {
+	ts := newTestServer(t, nil)
+	h := startHub(t, []ServerConfig{
+		{Name: "zero", URL: ts.url},
+		{Name: "always", URL: ts.url, Approval: Approval{Mode: ApprovalAlways}},
+		{Name: "never", URL: ts.url, Approval: Approval{Mode: ApprovalNever}},
+		{Name: "list", URL: ts.url, Approval: Approval{Mode: ApprovalList, Tools: []string{"fail", "list__inject"}}},
+	}, Options{})
+	for _, name := range []string{"zero", "always", "never", "list"} {
+		waitReady(t, h, name)
+	}
+	moderate, strict, minimal := tools.Presets[tools.PresetModerate], tools.Presets[tools.PresetStrict], tools.Presets[tools.PresetMinimal]
+	tests := []struct {
+		tool   string
+		preset tools.Preset
+		want   bool
+	}{
+		{"zero__echo", minimal, true},
+		{"always__echo", minimal, true},
+		{"never__echo", moderate, false},
+		{"never__echo", minimal, false},
+		{"never__echo", strict, true},
+		{"list__fail", moderate, true},
+		{"list__inject", moderate, true},
+		{"list__echo", moderate, false},
+		{"list__echo", strict, true},
+	}
+	for _, tc := range tests {
+		tool := mustTool(t, h, tc.tool)
+		if got := tools.NeedsApproval(tc.preset, tool); got != tc.want {
+			t.Errorf("%s under %s: needs approval %v, want %v", tc.tool, tc.preset.Name, got, tc.want)
+		}
+	}
+}
+
+func TestIDPrefix(t *testing.T) {
+	for in, want := range map[string]string{
+		"files__read_text_file": "files__read_text_file",
+		"Files__Read-Text.v2":   "files__read_text_v2",
+		"everything__get-env":   "everything__get_env",
+	} {
+		if got := IDPrefix(in); got != want {
+			t.Errorf("IDPrefix(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestServerInfoStatus(t *testing.T) {
+	tests := []struct {
+		info ServerInfo
+		want string
+	}{
+		{ServerInfo{State: StateStarting}, "starting"},
+		{ServerInfo{State: StateReady}, "ready"},
+		{ServerInfo{State: StateRestarting, RetryIn: 3200 * time.Millisecond, Reason: "it stopped"}, "restarting in 4 s: it stopped"},
+		{ServerInfo{State: StateRestarting, RetryIn: 20 * time.Millisecond}, "restarting in 1 s"},
+		{ServerInfo{State: StateFailed, Reason: `exec: "nope": executable file not found in $PATH`}, `failed: exec: "nope": executable file not found in $PATH`},
+	}
+	for _, tc := range tests {
+		if got := tc.info.Status(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.info, got, tc.want)
+		}
+	}
+}
+
+func TestDefaultBackoff(t *testing.T) {
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second, 30 * time.Second, 30 * time.Second}
+	for i, w := range want {
+		if got := DefaultBackoff(i + 1); got != w {
+			t.Errorf("DefaultBackoff(%d) = %s, want %s", i+1, got, w)
+		}
+	}
+	if got := DefaultBackoff(1000); got != MaxBackoff {
+		t.Errorf("DefaultBackoff(1000) = %s", got)
+	}
+}
+
+func TestNameClashBetweenServers(t *testing.T) {
+	ts := newTestServer(t, nil)
+	// "a" + "__" + "_echo" would read like "a_" + "__" + "echo": names are
+	// compared whole, and the earlier server keeps its tool.
+	ts.srv.AddTool(&sdk.Tool{Name: "_echo", Description: "Underscored.", InputSchema: objectSchema()},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return textResult("a's"), nil
+		})
+	h := startHub(t, []ServerConfig{{Name: "a", URL: ts.url}, {Name: "a_", URL: ts.url}}, Options{})
+	waitReady(t, h, "a")
+	waitReady(t, h, "a_")
+	var owners []string
+	for _, tool := range h.Tools() {
+		if tool.Name() == "a___echo" {
+			owners = append(owners, tool.Server())
+		}
+	}
+	if !slices.Equal(owners, []string{"a"}) {
+		t.Errorf("a___echo offered by %v, want only by a", owners)
+	}
+	info := serverInfo(h, "a_")
+	if slices.Contains(info.Tools, "a___echo") || !slices.ContainsFunc(info.Skipped, func(s string) bool { return strings.HasPrefix(s, "a___echo: an earlier server") }) {
+		t.Errorf("a_ shows %v, skipped %v", info.Tools, info.Skipped)
+	}
+}
