@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/ailab/ai-lab/config"
+	"github.com/ailab/ai-lab/mcp"
 	"github.com/ailab/ai-lab/store"
+	"github.com/ailab/ai-lab/tools"
 	"github.com/ailab/ai-lab/tracing"
 )
 
@@ -26,7 +29,18 @@ type App struct {
 	Token     string
 	db        *store.Store
 	exp       *tracing.Exporter
+	hub       *mcp.Hub // nil without mcp.servers
 	stopWatch func()
+}
+
+// MCPServers is cfg's mcp.servers as the mcp package takes them.
+func MCPServers(cfg *config.Config) []mcp.ServerConfig {
+	out := make([]mcp.ServerConfig, 0, len(cfg.MCP.Servers))
+	for _, s := range cfg.MCP.Servers {
+		out = append(out, mcp.ServerConfig{Name: s.Name, Command: s.Command, URL: s.URL, Env: s.Env, Headers: s.Headers,
+			Approval: mcp.Approval{Mode: s.Approval.Mode, Tools: s.Approval.Tools}, Timeout: s.Timeout})
+	}
+	return out
 }
 
 // Open wires a Server from cfg: it creates the state directory, the token, the
@@ -61,13 +75,40 @@ func Open(ctx context.Context, cfg *config.Config, models Models, log *slog.Logg
 		log.Warn("web content sanitization is disabled (sanitize.enabled: false): pages reach the model only wrapped, not cleaned")
 	}
 	tokens := func(c *config.Config) (string, error) { return LoadOrCreateToken(c.Server.AuthToken, dir) }
-	s, err := New(Options{Config: cfg, Models: models, Store: db, Toolbox: NewToolbox(), Token: tok, Tokens: tokens,
+	var hub atomic.Pointer[mcp.Hub]
+	outside := func() []tools.Tool {
+		h := hub.Load()
+		if h == nil {
+			return nil
+		}
+		var out []tools.Tool
+		for _, t := range h.Tools() {
+			out = append(out, t)
+		}
+		return out
+	}
+	s, err := New(Options{Config: cfg, Models: models, Store: db, Toolbox: NewToolbox(outside), Token: tok, Tokens: tokens,
 		Logger: log, Exporter: exp, DatabasePath: db.Path()})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	a := &App{Server: s, Token: tok, db: db, exp: exp}
+	if len(cfg.MCP.Servers) > 0 {
+		// The servers start in the background: ai-server answers at once, and
+		// their tools join the registry as each one is ready.
+		h, err := mcp.Start(context.WithoutCancel(ctx), MCPServers(cfg), mcp.Options{
+			SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive,
+			Logger: log.With("component", "mcp"), OnChange: s.ToolsChanged,
+		})
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("mcp.servers: %w", err)
+		}
+		hub.Store(h)
+		a.hub = h
+		s.ToolsChanged()
+	}
 	if cfg.Path != "" {
 		stop, err := config.Watch(cfg.Path, s.SetConfig, func(err error) {
 			log.Error("config change refused; the previous config stays in force", "err", err)
@@ -88,6 +129,9 @@ func (a *App) Close() error {
 		a.stopWatch()
 	}
 	a.Server.Close()
+	if a.hub != nil {
+		errs = append(errs, a.hub.Close())
+	}
 	if a.exp != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		errs = append(errs, a.exp.Shutdown(ctx))

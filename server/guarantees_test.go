@@ -230,7 +230,7 @@ func TestRequestBodiesAreBounded(t *testing.T) {
 	cfg := rigConfig(t, dir, "strict", "http://127.0.0.1:9/v1")
 	db := newRigStore(t, dir)
 	srv, err := server.New(server.Options{Config: cfg, Models: server.Fixed(llmtest.NewProvider(t)), Store: db,
-		Toolbox: server.NewToolbox(), Token: "tok", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BodyTimeout: 300 * time.Millisecond})
+		Toolbox: server.NewToolbox(nil), Token: "tok", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BodyTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

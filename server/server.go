@@ -126,11 +126,20 @@ type Server struct {
 	locks     sessionLocks
 	histories histories
 	running   runningTurns
+	// toolsGen counts changes of the outside tools (an MCP server came up,
+	// went down or changed its list), so the registry is rebuilt.
+	toolsGen atomic.Int64
 }
 
-// registryFor remembers which configuration a toolset was built from.
+// ToolsChanged tells the server that the outside tools changed; the next
+// request builds its registry anew.
+func (s *Server) ToolsChanged() { s.toolsGen.Add(1) }
+
+// registryFor remembers which configuration and which generation of the
+// outside tools a toolset was built from.
 type registryFor struct {
 	cfg *config.Config
+	gen int64
 	ts  *toolset
 }
 
@@ -215,19 +224,20 @@ func (s *Server) model() llm.Provider {
 	return p
 }
 
-// tools returns the toolset for the configuration in force, rebuilding it after a
-// change, and counts the caller as one of its users: call done when finished.
+// tools returns the toolset for the configuration and outside tools in force,
+// rebuilding it after a change, and counts the caller as one of its users:
+// call done when finished.
 func (s *Server) tools() (*toolset, error) {
 	for {
-		cfg := s.cfg.Load()
-		if r := s.registry.Load(); r != nil && r.cfg == cfg {
+		cfg, gen := s.cfg.Load(), s.toolsGen.Load()
+		if r := s.registry.Load(); r != nil && r.cfg == cfg && r.gen == gen {
 			if r.ts.use() {
 				return r.ts, nil
 			}
 			continue // retired meanwhile; rebuilt below on the next pass
 		}
 		s.toolsMu.Lock()
-		if r := s.registry.Load(); r != nil && r.cfg == cfg {
+		if r := s.registry.Load(); r != nil && r.cfg == cfg && r.gen == gen {
 			s.toolsMu.Unlock()
 			continue
 		}
@@ -237,14 +247,13 @@ func (s *Server) tools() (*toolset, error) {
 			return nil, err
 		}
 		old := s.registry.Load()
-		ts := (*toolset)(nil)
-		if old != nil && old.ts.reg == reg {
-			ts = old.ts // the same tools under a new config (a preset change)
-		} else {
-			ts = newToolset(reg, closer)
+		ts := newToolset(reg, closer)
+		if closer == nil && old != nil {
+			// The same workspace under a new registry: the new toolset owns it.
+			ts.close = old.ts.takeClose()
 		}
-		s.registry.Store(&registryFor{cfg: cfg, ts: ts})
-		if old != nil && old.ts != ts {
+		s.registry.Store(&registryFor{cfg: cfg, gen: gen, ts: ts})
+		if old != nil {
 			old.ts.retire()
 		}
 		s.toolsMu.Unlock()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -11,37 +12,46 @@ import (
 	"github.com/ailab/ai-lab/websearch"
 )
 
-// NewToolbox returns the Toolbox ai-server uses: the file tools on tools.workspace
-// and the web tools on web.* and sanitize.*. It builds anew only when one of those
-// sections changed, so a preset change keeps the web caches warm. The closer it
-// returns with a new registry closes that registry's workspace; the server calls
-// it once no request uses the registry any more.
-func NewToolbox() Toolbox {
+// NewToolbox returns the Toolbox ai-server uses: the file tools on tools.workspace,
+// the web tools on web.* and sanitize.*, and the outside tools extra lists (the
+// MCP servers' tools; nil: none). The built-in tools are built anew only when
+// one of those sections changed, so a preset change keeps the web caches warm;
+// the closer it returns with a new workspace closes it, and the server calls it
+// once no request uses that workspace any more.
+func NewToolbox(extra func() []tools.Tool) Toolbox {
 	var mu sync.Mutex
 	var last struct {
 		tools    config.ToolsConfig
 		web      config.WebConfig
 		sanitize config.SanitizeConfig
-		reg      *tools.Registry
+		builtin  []tools.Tool
 	}
 	return func(cfg *config.Config) (*tools.Registry, func() error, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if last.reg != nil && reflect.DeepEqual(last.tools, cfg.Tools) && reflect.DeepEqual(last.web, cfg.Web) && last.sanitize == cfg.Sanitize {
-			return last.reg, nil, nil
+		var closer func() error
+		if last.builtin == nil || !reflect.DeepEqual(last.tools, cfg.Tools) || !reflect.DeepEqual(last.web, cfg.Web) || last.sanitize != cfg.Sanitize {
+			ws, err := tools.OpenWorkspace(cfg.Tools.Workspace)
+			if err != nil {
+				return nil, nil, err
+			}
+			last.tools, last.web, last.sanitize = cfg.Tools, cfg.Web, cfg.Sanitize
+			last.builtin = append(tools.FileTools(ws), WebTools(cfg)...)
+			closer = ws.Close
 		}
-		ws, err := tools.OpenWorkspace(cfg.Tools.Workspace)
-		if err != nil {
-			return nil, nil, err
+		all := slices.Clone(last.builtin)
+		if extra != nil {
+			all = append(all, extra()...)
 		}
-		all := append(tools.FileTools(ws), WebTools(cfg)...)
 		reg, err := tools.NewRegistry(all...)
 		if err != nil {
-			ws.Close()
+			if closer != nil {
+				closer()
+				last.builtin = nil
+			}
 			return nil, nil, err
 		}
-		last.tools, last.web, last.sanitize, last.reg = cfg.Tools, cfg.Web, cfg.Sanitize, reg
-		return reg, ws.Close, nil
+		return reg, closer, nil
 	}
 }
 
@@ -90,6 +100,16 @@ func (ts *toolset) done() {
 	}
 }
 
+// takeClose hands the toolset's closer to its successor, which keeps using
+// the same workspace: retiring this toolset must not close it.
+func (ts *toolset) takeClose() func() error {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	c := ts.close
+	ts.close = nil
+	return c
+}
+
 // retire marks the toolset replaced; it is closed now if no request uses it.
 func (ts *toolset) retire() {
 	ts.mu.Lock()
@@ -102,8 +122,8 @@ func (ts *toolset) retire() {
 }
 
 func (ts *toolset) closeNow() {
-	if ts.close != nil {
-		_ = ts.close()
+	if c := ts.takeClose(); c != nil {
+		_ = c()
 	}
 }
 

@@ -96,6 +96,12 @@ func TestPreviewsSayWhatACallChanges(t *testing.T) {
 			}
 		}
 	})
+	t.Run("one byte is a byte", func(t *testing.T) {
+		os.WriteFile(filepath.Join(dir, "one.txt"), []byte("x"), 0o600)
+		if p := previewOf(t, ws, DeleteFile, `{"path": "one.txt"}`); p.Summary != "deletes one.txt (1 byte)" {
+			t.Fatalf("%+v", p)
+		}
+	})
 	t.Run("a path outside is no preview", func(t *testing.T) {
 		for _, tool := range FileTools(ws) {
 			if tool.Name() == WriteFile {
