@@ -65,8 +65,8 @@ func commands() []command {
 		},
 		{
 			name:    "mcp",
-			args:    "[--config PATH]",
-			summary: "serve web_search, read_webpage and sanitize to another agent over MCP (stdio)",
+			args:    "[list] [--config PATH]",
+			summary: "serve web_search, read_webpage and sanitize to another agent over MCP (stdio); list: the configured MCP servers, their status and tools",
 			flags:   func() *flag.FlagSet { return new(mcpOptions).flagSet() },
 			run:     runMCP,
 		},

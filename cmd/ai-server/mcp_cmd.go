@@ -11,10 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ailab/ai-lab/config"
+	mcphub "github.com/ailab/ai-lab/mcp"
 	"github.com/ailab/ai-lab/sanitize"
 	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/tools"
@@ -41,6 +43,12 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	words, code, ok := parseArgs("mcp", opts.flagSet(), args, stdout, stderr)
 	if !ok {
 		return code
+	}
+	if len(words) > 0 && words[0] == "list" {
+		if len(words) > 1 {
+			return usageError(stderr, "mcp list: unexpected argument %q; it takes only --config PATH", words[1])
+		}
+		return runMCPList(opts, stdout, stderr)
 	}
 	if len(words) > 0 {
 		return usageError(stderr, "mcp: unexpected argument %q; use ai-server mcp to serve over stdio, or ai-server mcp list", words[0])
@@ -136,4 +144,54 @@ func jsonResult(v any) (*mcp.CallToolResult, error) {
 	}
 	raw := json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: raw}, nil
+}
+
+// listWait bounds how long `ai-server mcp list` waits for the servers' first start.
+const listWait = 90 * time.Second
+
+// runMCPList is `ai-server mcp list [--config PATH]`: it starts each server of
+// mcp.servers as ai-server would, waits for its first start, and prints its
+// status and tools. It exits 1 when a server is not ready.
+func runMCPList(opts mcpOptions, stdout, stderr io.Writer) int {
+	cfg, code := loadConfig(opts.config, stderr)
+	if cfg == nil {
+		return code
+	}
+	if len(cfg.MCP.Servers) == 0 {
+		where := cfg.Path
+		if where == "" {
+			where = "the defaults (no config.yaml found)"
+		}
+		fmt.Fprintf(stdout, "no MCP servers are configured in %s; add them under mcp.servers (see config.yaml)\n", where)
+		return exitOK
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	hub, err := mcphub.Start(ctx, server.MCPServers(cfg), mcphub.Options{SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive})
+	if err != nil {
+		return usageError(stderr, "mcp list: %v", err)
+	}
+	defer hub.Close()
+	wctx, cancel := context.WithTimeout(ctx, listWait)
+	defer cancel()
+	_ = hub.WaitStarted(wctx)
+	code = exitOK
+	preset := cfg.Preset()
+	for _, info := range hub.Servers() {
+		fmt.Fprintf(stdout, "%s (%s): %s\n", info.Name, info.Source, info.Status())
+		if info.State != mcphub.StateReady {
+			code = exitFailure
+		}
+		for _, name := range info.Tools {
+			ask := "runs without asking"
+			if t, ok := hub.Tool(name); ok && t.NeedsApproval(preset) {
+				ask = "needs approval"
+			}
+			fmt.Fprintf(stdout, "  %s  (%s)\n", name, ask)
+		}
+		for _, skipped := range info.Skipped {
+			fmt.Fprintf(stdout, "  left out: %s\n", skipped)
+		}
+	}
+	return code
 }

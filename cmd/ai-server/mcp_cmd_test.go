@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -105,5 +107,51 @@ func TestMCPServesTheWebToolsAndTheSanitizer(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_webpage", Arguments: map[string]any{"url": "file:///etc/passwd"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("a refused URL is not a tool error: %+v %v", res, err)
+	}
+}
+
+// echoMCPServer is an MCP server on loopback (Streamable HTTP, the SDK's own)
+// with one tool, echo.
+func echoMCPServer(t *testing.T) string {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes its text.", InputSchema: map[string]any{"type": "object",
+		"properties": map[string]any{"text": map[string]any{"type": "string"}}}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var a struct{ Text string }
+			json.Unmarshal(req.Params.Arguments, &a)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil
+		})
+	h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(h.Close)
+	return h.URL + "/mcp"
+}
+
+func TestMCPListShowsEachServerItsStatusAndTools(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	yaml := "safety:\n  preset: moderate\nmcp:\n  servers:\n" +
+		"    - {name: echo, url: '" + echoMCPServer(t) + "', approval: never}\n" +
+		"    - {name: gone, command: ['" + filepath.Join(dir, "no-such-server") + "']}\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	code := run([]string{"mcp", "list", "--config", cfg}, strings.NewReader(""), &stdout, &stderr)
+	out := stdout.String()
+	if code != exitFailure {
+		t.Errorf("exit %d with a server down, want %d", code, exitFailure)
+	}
+	for _, want := range []string{"echo (mcp:echo): ready\n", "  echo__echo  (runs without asking)\n", "gone (mcp:gone): failed: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s%s", want, out, stderr.String())
+		}
+	}
+
+	empty := filepath.Join(dir, "empty.yaml")
+	os.WriteFile(empty, []byte("safety:\n  preset: strict\n"), 0o600)
+	stdout.Reset()
+	if code := run([]string{"mcp", "list", "--config", empty}, strings.NewReader(""), &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "no MCP servers are configured in "+empty) {
+		t.Errorf("no servers: exit %d, %q", code, stdout.String())
 	}
 }
