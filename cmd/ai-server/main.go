@@ -64,18 +64,18 @@ func commands() []command {
 			run:     func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runSearch(args, stdout, stderr) },
 		},
 		{
-			name:    "mcp",
-			args:    "[list] [--config PATH]",
-			summary: "serve web_search, read_webpage and sanitize to another agent over MCP (stdio); list: the configured MCP servers, their status and tools",
-			flags:   func() *flag.FlagSet { return new(mcpOptions).flagSet() },
-			run:     runMCP,
-		},
-		{
 			name:    "read",
 			args:    "URL [--max-chars N] [--json] [--config PATH]",
 			summary: "run read_webpage and print what the model would get",
 			flags:   func() *flag.FlagSet { return new(readOptions).flagSet() },
 			run:     func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runRead(args, stdout, stderr) },
+		},
+		{
+			name:    "mcp",
+			args:    "[list] [--config PATH]",
+			summary: "serve web_search, read_webpage and sanitize to another agent over MCP (stdio); list: the configured MCP servers, their status and tools",
+			flags:   func() *flag.FlagSet { return new(mcpOptions).flagSet() },
+			run:     runMCP,
 		},
 	}
 }
