@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -390,5 +394,57 @@ func TestNameClashBetweenServers(t *testing.T) {
 	info := serverInfo(h, "a_")
 	if slices.Contains(info.Tools, "a___echo") || !slices.ContainsFunc(info.Skipped, func(s string) bool { return strings.HasPrefix(s, "a___echo: an earlier server") }) {
 		t.Errorf("a_ shows %v, skipped %v", info.Tools, info.Skipped)
+	}
+}
+
+func TestUnreachableURLServerReconnects(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "flaky", Version: "1"}, nil)
+	addEcho(srv)
+	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	serve := func(addr string) (*http.Server, string) {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := &http.Server{Handler: handler}
+		go hs.Serve(l)
+		t.Cleanup(func() { hs.Close() })
+		return hs, l.Addr().String()
+	}
+	first, addr := serve("127.0.0.1:0")
+	h := startHub(t, []ServerConfig{{Name: "x", URL: "http://" + addr}}, Options{Backoff: func(int) time.Duration { return 50 * time.Millisecond }})
+	waitReady(t, h, "x")
+	echo := mustTool(t, h, "x__echo")
+	first.Close()
+	// The SDK alone takes some 20 s to give up on a server that went away;
+	// the first call that cannot reach it starts the reconnection.
+	_, err := run(t, echo, `{}`)
+	if !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("a call to a server that went away: %v", err)
+	}
+	waitFor(t, 2*time.Second, "the server that went away still shows ready", func() bool { return serverInfo(h, "x").State != StateReady })
+	serve(addr)
+	waitReady(t, h, "x")
+	if res, err := run(t, echo, `{"back":true}`); err != nil || !strings.Contains(res.Content, `{"back":true}`) {
+		t.Errorf("echo after the server came back: %v %q", err, res.Content)
+	}
+}
+
+func TestToolListBounds(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "big", Version: "1"}, nil)
+	for i := range maxTools + 40 {
+		srv.AddTool(&sdk.Tool{Name: fmt.Sprintf("t%03d", i), Description: longText, InputSchema: objectSchema()},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return textResult("x"), nil })
+	}
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	h := startHub(t, []ServerConfig{{Name: "big", URL: hs.URL}}, Options{})
+	info := waitReady(t, h, "big")
+	if len(info.Tools) != maxTools || len(info.Skipped) != 1 || !strings.Contains(info.Skipped[0], fmt.Sprintf("after the first %d", maxTools)) {
+		t.Errorf("%d tools kept, skipped %q", len(info.Tools), info.Skipped)
+	}
+	desc := mustTool(t, h, "big__t000").Description()
+	if n := utf8.RuneCountInString(desc); n != len("Tool of the MCP server big: ")+maxDescription || !strings.HasSuffix(desc, "…") {
+		t.Errorf("a 5,000-character description became %d characters", n)
 	}
 }

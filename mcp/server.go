@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"net/http"
 	"os"
@@ -57,6 +56,7 @@ type server struct {
 	reason    string
 	retryAt   time.Time
 	sess      *sdk.ClientSession // set while ready
+	brokenBy  string             // why a call found sess unreachable
 	tools     []*Tool
 	offered   map[string]bool // the server's own names of tools
 	skipped   []string
@@ -93,7 +93,8 @@ func (s *server) run(ctx context.Context) {
 			failures = 0
 		}
 		failures++
-		if cannotStart(err) {
+		var never *neverStarted
+		if errors.As(err, &never) {
 			s.setState(StateFailed, s.oneLine(err.Error()), 0)
 			s.hub.opts.Logger.Error("mcp server cannot start", "server", s.cfg.Name, "error", err)
 			return
@@ -112,19 +113,19 @@ func (s *server) run(ctx context.Context) {
 	}
 }
 
-// cannotStart reports an error that no restart can mend: the program is
-// missing or may not be run. Fixing it means changing the machine or the config.
-func cannotStart(err error) bool {
-	var ee *exec.Error
-	var pe *fs.PathError
-	return errors.As(err, &ee) || errors.As(err, &pe)
-}
+// A neverStarted error says a stdio server's program could not be run at all
+// (it is missing, or not executable): no restart can mend that, only a change
+// of the machine or the config.
+type neverStarted struct{ err error }
+
+func (e *neverStarted) Error() string { return e.err.Error() }
+func (e *neverStarted) Unwrap() error { return e.err }
 
 // session connects once, lists the tools and serves until the connection ends
 // or ctx is done; it always leaves no process behind. It returns how long the
 // server was ready and why it ended.
 func (s *server) session(ctx context.Context) (time.Duration, error) {
-	transport, cleanup := s.transport()
+	transport, cmd, cleanup := s.transport()
 	defer cleanup()
 	client := sdk.NewClient(clientInfo, &sdk.ClientOptions{
 		Logger: s.hub.opts.Logger,
@@ -142,6 +143,9 @@ func (s *server) session(ctx context.Context) (time.Duration, error) {
 	sess, err := client.Connect(startCtx, transport, nil)
 	cancel()
 	if err != nil {
+		if cmd != nil && cmd.Process == nil {
+			return 0, &neverStarted{fmt.Errorf("starting: %w", err)}
+		}
 		if errors.Is(startCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("it did not finish starting within %s", s.cfg.timeout())
 		}
@@ -161,6 +165,11 @@ func (s *server) session(ctx context.Context) (time.Duration, error) {
 		case <-ctx.Done():
 			return time.Since(readyAt), ctx.Err()
 		case err := <-ended:
+			s.mu.Lock()
+			if s.brokenBy != "" {
+				err = errors.New(s.brokenBy)
+			}
+			s.mu.Unlock()
 			if err == nil {
 				err = errors.New("the connection closed")
 			}
@@ -177,15 +186,16 @@ func (s *server) session(ctx context.Context) (time.Duration, error) {
 	}
 }
 
-// transport is how to reach the server, and what stops its processes.
-func (s *server) transport() (sdk.Transport, func()) {
+// transport is how to reach the server; for a stdio server also the command
+// that the transport starts. cleanup kills what is left of the command's
+// processes, or drops a URL server's idle connections.
+func (s *server) transport() (t sdk.Transport, cmd *exec.Cmd, cleanup func()) {
 	if s.cfg.URL != "" {
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		client := &http.Client{Transport: headerTransport{base: base, headers: s.cfg.Headers}}
-		t := &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}
-		return t, base.CloseIdleConnections
+		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}, nil, base.CloseIdleConnections
 	}
-	cmd := exec.Command(s.cfg.Command[0], s.cfg.Command[1:]...)
+	cmd = exec.Command(s.cfg.Command[0], s.cfg.Command[1:]...)
 	cmd.Env = os.Environ()
 	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+s.cfg.Env[k])
@@ -196,8 +206,7 @@ func (s *server) transport() (sdk.Transport, func()) {
 	// process group is killed right after anyway.
 	cmd.WaitDelay = 250 * time.Millisecond
 	ownProcessGroup(cmd)
-	t := &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}
-	return t, func() { killProcessGroup(cmd) }
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, cmd, func() { killProcessGroup(cmd) }
 }
 
 // headerTransport adds a server's configured headers to every request.
@@ -228,6 +237,7 @@ func (s *server) withStderr(err error) error {
 // listTools asks the server for its tools and keeps the ones the model can take.
 func (s *server) listTools(ctx context.Context, sess *sdk.ClientSession) error {
 	var listed []*sdk.Tool
+	var skipped []string
 	if res := sess.InitializeResult(); res != nil && res.Capabilities != nil && res.Capabilities.Tools != nil {
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
 		defer cancel()
@@ -235,21 +245,19 @@ func (s *server) listTools(ctx context.Context, sess *sdk.ClientSession) error {
 			if err != nil {
 				return err
 			}
-			listed = append(listed, t)
-			if len(listed) > maxTools {
+			if len(listed) == maxTools {
+				skipped = append(skipped, fmt.Sprintf("every tool after the first %d: a server may offer at most %d", maxTools, maxTools))
 				break
 			}
+			listed = append(listed, t)
 		}
 	}
 	var kept []*Tool
-	var skipped []string
 	offered := make(map[string]bool, len(listed))
 	seen := make(map[string]bool, len(listed))
-	for i, t := range listed {
+	for _, t := range listed {
 		name := s.cfg.Name + "__" + t.Name
 		switch {
-		case i >= maxTools:
-			skipped = append(skipped, fmt.Sprintf("%d more tools: a server may offer at most %d", len(listed)-maxTools, maxTools))
 		case !toolNameRe.MatchString(name):
 			skipped = append(skipped, fmt.Sprintf("%s: the name %q is not 1 to 64 of a-z, A-Z, 0-9, _ and -, as model APIs require", s.oneLine(t.Name), s.oneLine(name)))
 		case seen[name]:
@@ -287,10 +295,28 @@ func (s *server) setState(st State, reason string, retryIn time.Duration) {
 
 func (s *server) setReady(sess *sdk.ClientSession) {
 	s.mu.Lock()
-	s.sess = sess
+	s.sess, s.brokenBy = sess, ""
 	s.mu.Unlock()
 	if sess != nil {
 		s.setState(StateReady, "", 0)
+	}
+}
+
+// broken ends sess, if it is still the server's session, so that the server
+// is reached anew; a reason becomes the status's reason.
+func (s *server) broken(sess *sdk.ClientSession, reason string) {
+	s.mu.Lock()
+	current := s.sess == sess
+	if current {
+		s.sess = nil
+		if reason != "" {
+			s.brokenBy = "a call could not reach it: " + reason
+		}
+	}
+	s.mu.Unlock()
+	if current {
+		// Close may wait for the server (an HTTP DELETE): not on the caller's time.
+		s.hub.wg.Go(func() { sess.Close() })
 	}
 }
 

@@ -116,11 +116,23 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (any, error) {
 	case callCtx.Err() != nil:
 		return nil, errorf(ErrTimeout, "the MCP tool %s did not answer within %s, so the call was cancelled", t.name, timeout)
 	case errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, errorf(ErrNotRunning, "the MCP server %s stopped during the call to %s, so it may or may not have taken effect; the server is being restarted", t.srv.cfg.Name, t.name)
+		t.srv.broken(sess, "")
+		return nil, errorf(ErrNotRunning, "the MCP server %s stopped during the call to %s, so it may or may not have taken effect", t.srv.cfg.Name, t.name)
 	}
 	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) {
+	if !errors.As(err, &rpcErr) {
+		return nil, errorf(ErrToolFailed, "the call to %s failed: %s", t.name, t.srv.oneLine(err.Error()))
+	}
+	if rpcErr.Code != codeRejectedByTransport {
 		return nil, errorf(ErrToolFailed, "the MCP server %s refused the call to %s: %s", t.srv.cfg.Name, t.name, t.srv.oneLine(rpcErr.Message))
 	}
-	return nil, errorf(ErrToolFailed, "the call to %s failed: %s", t.name, t.srv.oneLine(err.Error()))
+	// The request did not get through (a URL server that went away): reconnect
+	// now, rather than fail every call until the SDK gives up on the stream.
+	reason := t.srv.oneLine(err.Error())
+	t.srv.broken(sess, reason)
+	return nil, errorf(ErrNotRunning, "the call to %s did not get through to the MCP server %s, which is being reconnected: %s", t.name, t.srv.cfg.Name, reason)
 }
+
+// codeRejectedByTransport is the JSON-RPC code the SDK gives a request that
+// its transport could not deliver: the server never saw it.
+const codeRejectedByTransport = -32005
