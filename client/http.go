@@ -228,6 +228,13 @@ func (c *Client) Grants(ctx context.Context, sessionID string) ([]api.SessionGra
 	return g, err
 }
 
+// Tools lists the tools the model may call now: GET /tools.
+func (c *Client) Tools(ctx context.Context) ([]api.ToolInfo, error) {
+	var t []api.ToolInfo
+	err := c.do(ctx, http.MethodGet, "/tools", nil, &t)
+	return t, err
+}
+
 // RevokeGrant deletes one session grant; later calls it covered ask again.
 func (c *Client) RevokeGrant(ctx context.Context, sessionID, grantID string) error {
 	return c.do(ctx, http.MethodDelete, "/sessions/"+url.PathEscape(sessionID)+"/grants/"+url.PathEscape(grantID), nil, nil)

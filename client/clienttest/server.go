@@ -54,6 +54,8 @@ type Server struct {
 	Model    string
 	// Written is the config path PUT /config/safety says it rewrote ("written").
 	Written string
+	// Tools answers GET /tools.
+	Tools []api.ToolInfo
 
 	grants map[string][]api.SessionGrant // by session
 	nGrant int
@@ -205,6 +207,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (stream func()) 
 		writeJSON(w, 200, cfg)
 	case r.Method == "GET" && r.URL.Path == "/sessions":
 		writeJSON(w, 200, s.Sessions)
+	case r.Method == "GET" && r.URL.Path == "/tools":
+		writeJSON(w, 200, s.Tools)
 	case strings.HasPrefix(r.URL.Path, "/sessions/") && strings.Contains(r.URL.Path, "/grants"):
 		s.grantsEndpoint(w, r)
 	case r.Method == "DELETE" && strings.HasPrefix(r.URL.Path, "/sessions/"):

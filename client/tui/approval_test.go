@@ -490,3 +490,26 @@ func TestNewScreensFitTheTerminal(t *testing.T) {
 	press(t, m, "enter")
 	check("revoke question")
 }
+
+// TestToolsCommandListsEveryTool: /tools shows each tool with its source,
+// whether it asks, and an MCP server's state.
+func TestToolsCommandListsEveryTool(t *testing.T) {
+	srv := clienttest.New(t)
+	srv.Tools = []api.ToolInfo{
+		{Name: "read_file", ToolName: "read_file", Source: "builtin"},
+		{Name: "write_file", ToolName: "write_file", Source: "builtin", NeedsApproval: true},
+		{Name: "files__read_text_file", ToolName: "files__read_text_file", Source: "mcp:files", NeedsApproval: true, Status: "restarting in 4 s: exit status 1"},
+	}
+	m := newTestModel(t, srv, 120, 30)
+	send(t, m, "/tools")
+	v := plain(m)
+	for _, want := range []string{
+		"read_file              builtin      runs without asking",
+		"write_file             builtin      needs approval",
+		"files__read_text_file  mcp:files    needs approval  (restarting in 4 s: exit status 1)",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("/tools lacks %q:\n%s", want, v)
+		}
+	}
+}

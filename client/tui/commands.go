@@ -79,6 +79,14 @@ func (m *Model) traceCmd(id string) tea.Cmd {
 	}
 }
 
+func (m *Model) toolsCmd() tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		t, err := c.Tools(ctx)
+		return ToolsMsg{Tools: t, Err: err}
+	}
+}
+
 func (m *Model) grantsCmd(session string) tea.Cmd {
 	c, ctx := m.c, m.ctx
 	return func() tea.Msg {

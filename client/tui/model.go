@@ -93,6 +93,12 @@ type TraceMsg struct {
 	Err   error
 }
 
+// ToolsMsg carries the tools of GET /tools, for /tools.
+type ToolsMsg struct {
+	Tools []api.ToolInfo
+	Err   error
+}
+
 // GrantsMsg carries the session grants of GET /sessions/{id}/grants, for /grants.
 type GrantsMsg struct {
 	Grants []api.SessionGrant
@@ -305,6 +311,14 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case GrantsMsg:
 		m.grantsAnswer(msg)
 		return m, nil
+	case ToolsMsg:
+		if msg.Err != nil {
+			m.addError(msg.Err)
+		} else {
+			m.conv.add(entry{kind: kindPre, text: renderTools(msg.Tools)})
+		}
+		m.refresh()
+		return m, nil
 	case RevokeMsg:
 		m.revokeAnswer(msg)
 		return m, nil
@@ -494,6 +508,8 @@ func (m *Model) command(line string) tea.Cmd {
 		return m.setPresetCmd(arg)
 	case "grants":
 		return m.grantsCommand(arg)
+	case "tools":
+		return m.toolsCmd()
 	case "trace":
 		if m.lastTrace == "" {
 			m.status = "no finished turn yet in this session: /trace shows the last turn's call chain"
@@ -522,6 +538,7 @@ const helpText = `Commands:
   /resume ID        resume session ID
   /preset           show the safety preset; /preset NAME sets it (strict, moderate, minimal)
   /grants           list this session's grants and revoke one; /grants revoke ID
+  /tools            every tool the model may call, where it comes from, and whether it asks
   /trace            the last turn's call chain with durations
   /quit             leave (Ctrl+C works too)
 Keys: Enter sends, Alt+Enter or Ctrl+J adds a line, PgUp/PgDn or the mouse wheel scroll, End goes to the newest.
