@@ -5,12 +5,14 @@
 // SERVER__TOOL, whose results are sanitized and wrapped in <tool_output> like any
 // other outside text.
 //
-// It must never decide whether a call may run, record a run or retry one: the
-// server does those (a call reaches an MCP server at most once, and a call cut
-// short by a dying server is reported, not repeated). It must never let an MCP
-// server's words reach the model unsanitized: descriptions, results and error
-// texts all pass the sanitizer. And it must never leave a process behind: a
-// stdio server runs in its own process group, which is killed when it stops.
+// It says what a server's approval setting asks for, but it must never decide
+// that a call may run, record a run or retry one: the server does those (a call
+// reaches an MCP server at most once, and a call cut short by a dying server is
+// reported, not repeated). It must never let an MCP server's words reach the
+// model unchecked: descriptions, results and error texts all pass the
+// sanitizer (unless sanitize.enabled is off), and results are always wrapped.
+// And it must never leave a process behind: a stdio server runs in its own
+// process group, which is killed when it stops.
 package mcp
 
 import (
@@ -18,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -236,7 +239,7 @@ func (h *Hub) Servers() []ServerInfo {
 	for i, s := range h.servers {
 		info := s.info()
 		for _, c := range clashes[s] {
-			info.Tools = deleteString(info.Tools, c)
+			info.Tools = slices.DeleteFunc(info.Tools, func(name string) bool { return name == c })
 			info.Skipped = append(info.Skipped, c+": an earlier server already has a tool of this name")
 		}
 		out[i] = info
@@ -264,16 +267,6 @@ func (h *Hub) catalog() ([]*Tool, map[*server][]string) {
 		}
 	}
 	return all, clashes
-}
-
-func deleteString(list []string, s string) []string {
-	out := list[:0:0]
-	for _, x := range list {
-		if x != s {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // IDPrefix is the tool part of an MCP tool's execution ids: its name
