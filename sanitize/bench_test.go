@@ -91,3 +91,47 @@ func BenchmarkWrapWebpage(b *testing.B) {
 		WrapWebpage("https://example.org/article", page)
 	}
 }
+
+// realText returns the articles of testdata/realtext (see its MANIFEST.md) joined
+// by blank lines: real news and blog text, with the curly quotes, dashes and
+// non-breaking spaces that take the sanitizer off its ASCII fast paths.
+func realText(tb testing.TB) string {
+	files, err := filepath.Glob(filepath.Join("testdata", "realtext", "*.txt"))
+	if err != nil || len(files) < 40 {
+		tb.Fatalf("real-text corpus missing: %v, %d files", err, len(files))
+	}
+	var b strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		b.Write(data)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+// BenchmarkSanitizeRealText is the throughput that matters: every layer on, over
+// real article text rather than the synthetic benchmark page.
+func BenchmarkSanitizeRealText(b *testing.B) {
+	page := realText(b)
+	for _, mode := range []struct {
+		name string
+		opts Options
+	}{{"aggressive", Options{}}, {"mild", Options{Mild: true}}} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			cpu := processCPUTime()
+			n := 0
+			for b.Loop() {
+				Sanitize(page, mode.opts)
+				n++
+			}
+			if used := processCPUTime() - cpu; used > 0 {
+				b.ReportMetric(float64(n*len(page))/1e6/used.Seconds(), "MB/cpu-s")
+			}
+		})
+	}
+}
