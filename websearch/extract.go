@@ -162,8 +162,12 @@ func (w *textWriter) block(n int) {
 
 func (w *textWriter) text(s string, pre bool) {
 	if !pre {
-		lead := len(s) > 0 && isSpace(s[0])
-		trail := len(s) > 0 && isSpace(s[len(s)-1])
+		first, _ := utf8.DecodeRuneInString(s)
+		last, _ := utf8.DecodeLastRuneInString(s)
+		// Any space counts, U+00A0 too: cleanText drops it, and a no-break space
+		// between a word and a link is all that keeps the two apart.
+		lead := len(s) > 0 && unicode.IsSpace(first)
+		trail := len(s) > 0 && unicode.IsSpace(last)
 		s = cleanText(s)
 		if s == "" {
 			if lead || trail {
@@ -194,8 +198,6 @@ func (w *textWriter) text(s string, pre bool) {
 	}
 	w.b.WriteString(s)
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' }
 
 func (w *textWriter) children(n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -269,6 +271,12 @@ func (w *textWriter) node(n *html.Node) {
 			}
 		}
 		w.block(1)
+	case "td", "th":
+		// A cell outside a row: trafilatura leaves these when it flattens a
+		// table inside a quote. Cells must not run together.
+		w.space = true
+		w.children(n)
+		w.space = true
 	case "p", "div", "section", "article", "main", "table", "figure", "figcaption", "header", "footer", "summary", "details", "li", "dt", "dd":
 		w.block(2)
 		w.children(n)

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"code.dny.dev/ssrf"
-	"golang.org/x/net/html/charset"
 )
 
 // Fetch defaults (CONTRACT section 2, web.*).
@@ -330,16 +329,6 @@ func contentKind(media string) bodyKind {
 		return kindText
 	}
 	return kindUnsupported
-}
-
-// toUTF8 decodes body using the charset from the header, a BOM or a meta tag.
-func toUTF8(body []byte, contentType string) string {
-	enc, _, _ := charset.DetermineEncoding(body, contentType)
-	out, err := enc.NewDecoder().Bytes(body)
-	if err != nil {
-		return string(body)
-	}
-	return string(out)
 }
 
 // describe turns a transport error into one sentence naming the URL.

@@ -1,0 +1,311 @@
+package websearch
+
+import (
+	"bytes"
+	"mime"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+)
+
+// prescanBytes is how far the HTML standard's prescan looks for a <meta>
+// charset wherever it sits. Past it, a declaration still counts while the
+// head lasts (as in Chromium): many pages put theirs after kilobytes of
+// scripts, styles and link tags, and reading such a page as windows-1252
+// turns every non-ASCII letter into two or three wrong ones.
+const prescanBytes = 1024
+
+// A charsetSource says what decided a body's encoding.
+type charsetSource string
+
+const (
+	fromBOM     charsetSource = "BOM"
+	fromHeader  charsetSource = "Content-Type header"
+	fromMeta    charsetSource = "meta tag"
+	fromXMLDecl charsetSource = "XML declaration"
+	// fromUTF8 means nothing declared an encoding and the body is valid UTF-8.
+	fromUTF8 charsetSource = "valid UTF-8"
+	// fromGuess means nothing declared an encoding and the body is not UTF-8;
+	// x/net/html/charset's default (windows-1252) applies.
+	fromGuess charsetSource = "guess"
+)
+
+// A charsetDecision is the encoding a body is read in and why.
+type charsetDecision struct {
+	enc    encoding.Encoding
+	name   string // WHATWG name, e.g. "utf-8", "windows-1252", "shift_jis"
+	source charsetSource
+}
+
+// sniffCharset decides the encoding of a body whose Content-Type header is
+// contentType. In order: a byte-order mark; the header's charset; for HTML, a
+// <meta> charset anywhere in the head, then an XML declaration; for XML, its
+// declaration. With none of these, a valid UTF-8 body is UTF-8, since text in
+// a legacy 8-bit encoding is almost never valid UTF-8 while UTF-8 is what most
+// of the web sends; anything else is left to x/net/html/charset.
+func sniffCharset(body []byte, contentType string) charsetDecision {
+	if enc, name := bomEncoding(body); enc != nil {
+		return charsetDecision{enc, name, fromBOM}
+	}
+	media, params, _ := mime.ParseMediaType(contentType)
+	if label, ok := params["charset"]; ok {
+		if enc, name := charset.Lookup(label); enc != nil {
+			return charsetDecision{enc, name, fromHeader}
+		}
+	}
+	isHTML := media == "" || media == "text/html" || media == "application/xhtml+xml"
+	isXML := media == "application/xml" || media == "text/xml" || strings.HasSuffix(media, "+xml")
+	if isHTML {
+		if enc, name := metaCharset(body); enc != nil {
+			return charsetDecision{enc, name, fromMeta}
+		}
+	}
+	if isHTML || isXML {
+		if enc, name := xmlDeclCharset(body); enc != nil {
+			return charsetDecision{enc, name, fromXMLDecl}
+		}
+	}
+	if isUTF8(body) {
+		return charsetDecision{encoding.Nop, "utf-8", fromUTF8}
+	}
+	if !isHTML {
+		return charsetDecision{charmap.Windows1252, "windows-1252", fromGuess}
+	}
+	// Also what decides a page whose first kilobyte is valid UTF-8 but whose
+	// rest is not: UTF-8, so one stray byte does not garble the whole page.
+	enc, name, _ := charset.DetermineEncoding(body, "")
+	return charsetDecision{enc, name, fromGuess}
+}
+
+// toUTF8 decodes body as sniffCharset decides. The result is always valid
+// UTF-8: bytes that are not valid in the chosen encoding become U+FFFD.
+func toUTF8(body []byte, contentType string) string {
+	d := sniffCharset(body, contentType)
+	if d.name == "utf-8" {
+		// No decoder needed; a BOM names the encoding and is not text.
+		return strings.TrimPrefix(strings.ToValidUTF8(string(body), "\uFFFD"), "\uFEFF")
+	}
+	out, err := d.enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return strings.ToValidUTF8(string(body), "\uFFFD")
+	}
+	return strings.TrimPrefix(strings.ToValidUTF8(string(out), "\uFFFD"), "\uFEFF")
+}
+
+// bomEncoding recognizes the three byte-order marks the encoding standard knows.
+func bomEncoding(body []byte) (encoding.Encoding, string) {
+	switch {
+	case bytes.HasPrefix(body, []byte{0xEF, 0xBB, 0xBF}):
+		return charset.Lookup("utf-8")
+	case bytes.HasPrefix(body, []byte{0xFE, 0xFF}):
+		return charset.Lookup("utf-16be")
+	case bytes.HasPrefix(body, []byte{0xFF, 0xFE}):
+		return charset.Lookup("utf-16le")
+	}
+	return nil, ""
+}
+
+// isUTF8 reports whether body is UTF-8. A body cut at web.max_page_bytes may
+// end inside a character; such a tail is forgiven when the rest has non-ASCII
+// UTF-8 of its own, since an ASCII text ending in one high byte is more
+// likely a legacy one ("Caf\xe9").
+func isUTF8(body []byte) bool {
+	if utf8.Valid(body) {
+		return true
+	}
+	for i := len(body) - 1; i >= 0 && i >= len(body)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(body[i]) {
+			if utf8.FullRune(body[i:]) {
+				return false
+			}
+			rest := body[:i]
+			return utf8.Valid(rest) && utf8.RuneCount(rest) < len(rest)
+		}
+	}
+	return false
+}
+
+// headTags are the elements that may come before a page's content without
+// ending its head; any other start tag (or <body>, or </head>) means the
+// content has begun.
+var headTags = map[string]bool{
+	"html": true, "head": true, "meta": true, "title": true, "link": true, "base": true,
+	"script": true, "style": true, "noscript": true, "template": true, "object": true, "param": true,
+}
+
+// metaCharset finds the first <meta charset> or <meta http-equiv=Content-Type
+// content="...charset=..."> with a known label, the way the HTML standard's
+// prescan does, but through the whole head rather than its first 1024 bytes
+// only. Script, style, title and noscript contents are skipped as text.
+func metaCharset(body []byte) (encoding.Encoding, string) {
+	z := html.NewTokenizer(bytes.NewReader(body))
+	offset := 0
+	inContent := false
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return nil, ""
+		}
+		offset += len(z.Raw())
+		switch tt {
+		case html.EndTagToken:
+			if name, _ := z.TagName(); string(name) == "head" {
+				inContent = true
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			if string(name) == "meta" && hasAttr {
+				if enc, label := metaTagCharset(z); enc != nil {
+					return enc, label
+				}
+			} else if !headTags[string(name)] {
+				inContent = true
+			}
+		}
+		// Within the first kilobyte a meta counts wherever it is, as in the
+		// standard's prescan; past it, only in the head.
+		if inContent && offset >= prescanBytes {
+			return nil, ""
+		}
+	}
+}
+
+// metaTagCharset reads the encoding a <meta> tag declares, if any: a charset
+// attribute, or a content attribute with charset= together with
+// http-equiv="content-type".
+func metaTagCharset(z *html.Tokenizer) (encoding.Encoding, string) {
+	var label string
+	var pragma, needPragma, seenCharset, seenContent, seenEquiv bool
+	for more := true; more; {
+		var key, val []byte
+		key, val, more = z.TagAttr()
+		switch string(key) {
+		case "http-equiv":
+			if !seenEquiv {
+				seenEquiv = true
+				pragma = strings.EqualFold(strings.TrimSpace(string(val)), "content-type")
+			}
+		case "content":
+			if !seenContent && !seenCharset {
+				seenContent = true
+				if l := contentCharset(string(val)); l != "" {
+					label, needPragma = l, true
+				}
+			}
+		case "charset":
+			if !seenCharset {
+				seenCharset = true
+				label, needPragma = string(val), false
+			}
+		}
+	}
+	if label == "" || (needPragma && !pragma) {
+		return nil, ""
+	}
+	return lookupDeclared(label)
+}
+
+// lookupDeclared maps a label found inside the document to an encoding. A
+// document that can be read as ASCII to find its declaration cannot be UTF-16,
+// so that label means UTF-8, as the standard says; x-user-defined likewise
+// means windows-1252.
+func lookupDeclared(label string) (encoding.Encoding, string) {
+	enc, name := charset.Lookup(label)
+	switch {
+	case enc == nil:
+		return nil, ""
+	case strings.HasPrefix(name, "utf-16"):
+		return charset.Lookup("utf-8")
+	case name == "x-user-defined":
+		return charset.Lookup("windows-1252")
+	}
+	return enc, name
+}
+
+// contentCharset extracts the label from a content attribute such as
+// "text/html; charset=Shift_JIS" (the standard's "extracting a character
+// encoding from a meta element").
+func contentCharset(s string) string {
+	for {
+		i := indexFold(s, "charset")
+		if i < 0 {
+			return ""
+		}
+		s = s[i+len("charset"):]
+		rest := strings.TrimLeft(s, " \t\n\f\r")
+		if !strings.HasPrefix(rest, "=") {
+			continue
+		}
+		rest = strings.TrimLeft(rest[1:], " \t\n\f\r")
+		if rest == "" {
+			return ""
+		}
+		if q := rest[0]; q == '"' || q == '\'' {
+			end := strings.IndexByte(rest[1:], q)
+			if end < 0 {
+				return ""
+			}
+			return rest[1 : 1+end]
+		}
+		if end := strings.IndexAny(rest, "; \t\n\f\r"); end >= 0 {
+			return rest[:end]
+		}
+		return rest
+	}
+}
+
+// indexFold is strings.Index ignoring ASCII case; lower must be lower case.
+func indexFold(s, lower string) int {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for j < len(lower) {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+			j++
+		}
+		if j == len(lower) {
+			return i
+		}
+	}
+	return -1
+}
+
+// xmlDeclCharset reads encoding="..." from an XML declaration that opens the
+// body, as XHTML pages and feeds carry.
+func xmlDeclCharset(body []byte) (encoding.Encoding, string) {
+	if !bytes.HasPrefix(body, []byte("<?xml")) {
+		return nil, ""
+	}
+	end := bytes.Index(body[:min(len(body), prescanBytes)], []byte("?>"))
+	if end < 0 {
+		return nil, ""
+	}
+	decl := string(body[len("<?xml"):end])
+	i := strings.Index(decl, "encoding")
+	if i < 0 {
+		return nil, ""
+	}
+	rest := strings.TrimLeft(decl[i+len("encoding"):], " \t\n\r")
+	if !strings.HasPrefix(rest, "=") {
+		return nil, ""
+	}
+	rest = strings.TrimLeft(rest[1:], " \t\n\r")
+	if rest == "" || (rest[0] != '"' && rest[0] != '\'') {
+		return nil, ""
+	}
+	q := rest[0]
+	n := strings.IndexByte(rest[1:], q)
+	if n < 0 {
+		return nil, ""
+	}
+	return lookupDeclared(rest[1 : 1+n])
+}

@@ -1,0 +1,276 @@
+package websearch
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"golang.org/x/net/html"
+)
+
+// corpusDir holds real pages with gold text: mozilla/readability's test pages
+// (see its MANIFEST.md), each a directory with source.html.gz, the page as
+// saved, and expected.html.gz, the article as a person would read it.
+var corpusDir = filepath.Join("testdata", "extraction")
+
+// qualityFloor is the mean shingle F1 extractArticle reached on the corpus
+// when it was last improved (0.9424; 0.9398 before this test existed); the
+// test fails below it, so a change that makes extraction worse cannot pass
+// unnoticed. Raise it when you improve extraction; never lower it to make a
+// change pass.
+const qualityFloor = 0.942
+
+// shingleSize is the length in words of the overlapping runs that the
+// article-extraction benchmark compares: long enough that common words alone
+// do not match, short enough that a reordered paragraph still does.
+const shingleSize = 4
+
+// A quality is how an extraction compares with the gold text of its page.
+type quality struct {
+	precision, recall, f1 float64
+}
+
+// words splits text into lower-cased runs of letters and digits, so that
+// punctuation, list markers and spacing never count.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// shingles counts every run of shingleSize consecutive words. A text shorter
+// than that is one shingle, so a short gold text is still scored.
+func shingles(ws []string) map[string]int {
+	m := make(map[string]int)
+	if len(ws) == 0 {
+		return m
+	}
+	if len(ws) < shingleSize {
+		m[strings.Join(ws, " ")]++
+		return m
+	}
+	for i := 0; i+shingleSize <= len(ws); i++ {
+		m[strings.Join(ws[i:i+shingleSize], " ")]++
+	}
+	return m
+}
+
+// shingleQuality scores got against gold over the multisets of their shingles:
+// precision is the share of got's shingles that gold has, recall the share of
+// gold's that got has.
+func shingleQuality(got, gold string) quality {
+	g, w := shingles(words(got)), shingles(words(gold))
+	ng, nw := total(g), total(w)
+	if ng == 0 && nw == 0 {
+		return quality{1, 1, 1}
+	}
+	common := 0
+	for s, n := range g {
+		common += min(n, w[s])
+	}
+	if common == 0 {
+		return quality{}
+	}
+	p, r := float64(common)/float64(ng), float64(common)/float64(nw)
+	return quality{p, r, 2 * p * r / (p + r)}
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// goldText is the visible text of a gold document, with a line break at every
+// block so that words of adjacent blocks never run together.
+func goldText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+			return
+		case html.ElementNode:
+			switch n.Data {
+			case "script", "style", "noscript", "template", "head":
+				return
+			case "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var":
+			default:
+				b.WriteByte('\n')
+				defer b.WriteByte('\n')
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// A corpusPage is one page of the extraction corpus.
+type corpusPage struct {
+	name   string
+	source []byte // UTF-8, as the pages were saved
+	gold   string
+}
+
+func gunzipFile(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b
+}
+
+func loadCorpus(t testing.TB) []corpusPage {
+	t.Helper()
+	dirs, err := os.ReadDir(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []corpusPage
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		dir := filepath.Join(corpusDir, d.Name())
+		doc, err := html.Parse(bytes.NewReader(gunzipFile(t, filepath.Join(dir, "expected.html.gz"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, corpusPage{
+			name:   d.Name(),
+			source: gunzipFile(t, filepath.Join(dir, "source.html.gz")),
+			gold:   goldText(doc),
+		})
+	}
+	if len(pages) < 50 {
+		t.Fatalf("only %d pages in %s", len(pages), corpusDir)
+	}
+	return pages
+}
+
+// corpusURL is where a corpus page pretends to come from; the saved pages
+// carry no address of their own.
+func corpusURL(name string) *url.URL {
+	return &url.URL{Scheme: "https", Host: "example.com", Path: "/" + name + "/"}
+}
+
+func TestShingleQuality(t *testing.T) {
+	tests := []struct {
+		name      string
+		got, gold string
+		want      quality
+	}{
+		{"identical", "one two three four five", "One, two; three four five.", quality{1, 1, 1}},
+		{"both empty", "", " ", quality{1, 1, 1}},
+		{"nothing extracted", "", "one two three four", quality{}},
+		{"half is boilerplate", "a b c d e f g", "a b c d", quality{0.25, 1, 0.4}},
+		{"half missing", "a b c d", "a b c d e f g", quality{1, 0.25, 0.4}},
+		{"repeats count once each", "a b c d a b c d", "a b c d", quality{0.2, 1, 1.0 / 3}},
+		{"short texts are one shingle", "hello world", "hello world", quality{1, 1, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := shingleQuality(tt.got, tt.gold)
+			if math.Abs(q.precision-tt.want.precision) > 1e-9 || math.Abs(q.recall-tt.want.recall) > 1e-9 || math.Abs(q.f1-tt.want.f1) > 1e-9 {
+				t.Errorf("shingleQuality = %+v, want %+v", q, tt.want)
+			}
+		})
+	}
+}
+
+func TestGoldTextSeparatesBlocks(t *testing.T) {
+	doc, _ := html.Parse(strings.NewReader("<div><p>end</p><p>start <b>bold</b>ly</p><ul><li>one</li><li>two</li></ul></div>"))
+	if got, want := strings.Join(words(goldText(doc)), " "), "end start boldly one two"; got != want {
+		t.Errorf("goldText words = %q, want %q", got, want)
+	}
+}
+
+// TestExtractionQuality measures extractArticle on the corpus with the
+// article-extraction benchmark's metric and fails below qualityFloor.
+func TestExtractionQuality(t *testing.T) {
+	pages := loadCorpus(t)
+	type result struct {
+		name string
+		q    quality
+	}
+	var results []result
+	var sum quality
+	for _, p := range pages {
+		q := shingleQuality(extractArticle(p.source, corpusURL(p.name)).text, p.gold)
+		results = append(results, result{p.name, q})
+		sum.precision += q.precision
+		sum.recall += q.recall
+		sum.f1 += q.f1
+	}
+	n := float64(len(pages))
+	mean := quality{sum.precision / n, sum.recall / n, sum.f1 / n}
+	slices.SortFunc(results, func(a, b result) int { return cmpFloat(a.q.f1, b.q.f1) })
+	for _, r := range results[:5] {
+		t.Logf("worst: %-28s P %.3f R %.3f F1 %.3f", r.name, r.q.precision, r.q.recall, r.q.f1)
+	}
+	t.Logf("%d pages: precision %.4f, recall %.4f, F1 %.4f (floor %.4f)", len(pages), mean.precision, mean.recall, mean.f1, qualityFloor)
+	if mean.f1 < qualityFloor {
+		t.Errorf("mean F1 %.4f is below the floor %.4f", mean.f1, qualityFloor)
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// BenchmarkExtractCorpus times extractArticle page by page over the corpus;
+// p50-ms and p99-ms are the median and 99th percentile of one page.
+func BenchmarkExtractCorpus(b *testing.B) {
+	pages := loadCorpus(b)
+	var times []time.Duration
+	var size int64
+	for _, p := range pages {
+		size += int64(len(p.source))
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range pages {
+			start := time.Now()
+			extractArticle(p.source, corpusURL(p.name))
+			times = append(times, time.Since(start))
+		}
+	}
+	slices.Sort(times)
+	ms := func(q float64) float64 {
+		return float64(times[int(q*float64(len(times)-1))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(ms(0.50), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+}
