@@ -1,0 +1,217 @@
+// Package classifier scores how likely a text is a prompt injection: an attempt,
+// written into content the model reads (a web page, a search snippet, a tool's
+// output), to take over the model's instructions or slip it a task of its own.
+//
+// It complements the sanitizer's pattern layers, which only catch phrasings someone
+// wrote a pattern for. The model is logistic regression over hashed features of the
+// normalized text (case, compatibility forms, accents and invisible characters
+// folded; spelled-out and digit-for-letter words undone): word unigrams and bigrams
+// and character 4-grams. Its weights are embedded in the binary; they are built from
+// public data in data/ by `go run ./sanitize/train`, which also writes the threshold.
+// The classifier is hand-written rather than taken from a library because no
+// well-kept pure-Go library does hashed-feature text classification with a
+// zero-allocation scoring path, and the whole model is two hundred lines.
+//
+// It must never fetch anything, load weights from outside the binary, log, or change
+// the text: it only scores, and the caller decides what a score means. It imports
+// nothing of this module, and is safe for concurrent use.
+package classifier
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"math"
+	"sync"
+)
+
+// Score returns the probability in [0,1] that text is a prompt injection,
+// scoring the whole text and sliding windows over it (so a hijack buried in a
+// long page is found): the maximum over windows.
+//
+// A window is about 64 words and windows overlap by half; a text that fits in
+// one window is scored whole. Texts longer than maxScan bytes are sampled: the
+// windows of evenly spaced slices (the first and last included) that add up to
+// maxScan bytes are scored, which bounds the work at the cost of missing an
+// injection that sits only between the slices.
+func Score(text string) float64 {
+	return embedded().Score(text)
+}
+
+// Flagged reports Score(text) >= Threshold.
+func Flagged(text string) bool {
+	return Score(text) >= Threshold
+}
+
+// maxScan bounds the bytes Score reads of one text (8 MiB, some 50 ms); maxSlices is
+// how many slices a longer text is sampled in.
+const (
+	maxScan   = 8 << 20
+	maxSlices = 64
+)
+
+//go:embed model.bin
+var modelFile []byte
+
+var embedded = sync.OnceValue(func() *Model {
+	m, err := ParseModel(modelFile)
+	if err != nil {
+		// The file is part of the source tree; the package tests load it.
+		panic("classifier: embedded model.bin: " + err.Error())
+	}
+	return m
+})
+
+// A Model is a trained set of weights. The zero Model is not usable; get one from
+// ParseModel or NewModel.
+type Model struct {
+	bias  float32
+	scale float32 // the weight of one quantum of w
+	w     []int16 // 1 << TableBits weights, in quanta
+}
+
+// modelMagic starts a model file; its last byte is the format version.
+const modelMagic = "AILABPI\x02"
+
+// NewModel returns a model with the given bias and 1<<TableBits weights, quantized
+// to 16 bits: a 512 KB table stays in a core's L2 cache, which is what makes Score
+// fast, and the rounding (a 65536th of the largest weight) changes no decision
+// that matters.
+func NewModel(bias float32, weights []float32) (*Model, error) {
+	if len(weights) != 1<<TableBits {
+		return nil, errors.New("classifier: wrong number of weights")
+	}
+	var top float64
+	for _, w := range weights {
+		top = max(top, math.Abs(float64(w)))
+	}
+	m := &Model{bias: bias, scale: float32(top / math.MaxInt16), w: make([]int16, len(weights))}
+	if top == 0 {
+		m.scale = 1
+		return m, nil
+	}
+	for i, w := range weights {
+		m.w[i] = int16(math.Round(float64(w) / float64(m.scale)))
+	}
+	return m, nil
+}
+
+// ParseModel decodes a model file written by MarshalBinary.
+func ParseModel(data []byte) (*Model, error) {
+	const head = len(modelMagic) + 12
+	if len(data) < head || string(data[:len(modelMagic)]) != modelMagic {
+		return nil, errors.New("classifier: not a model file of this version")
+	}
+	bits := binary.LittleEndian.Uint32(data[len(modelMagic):])
+	if bits != TableBits || len(data) != head+2<<TableBits {
+		return nil, errors.New("classifier: model file built for another table size")
+	}
+	m := &Model{
+		bias:  math.Float32frombits(binary.LittleEndian.Uint32(data[len(modelMagic)+4:])),
+		scale: math.Float32frombits(binary.LittleEndian.Uint32(data[len(modelMagic)+8:])),
+		w:     make([]int16, 1<<TableBits),
+	}
+	for i := range m.w {
+		m.w[i] = int16(binary.LittleEndian.Uint16(data[head+2*i:]))
+	}
+	return m, nil
+}
+
+// MarshalBinary encodes the model: a magic string, the table size in bits, the bias,
+// the scale and the weights, little-endian.
+func (m *Model) MarshalBinary() ([]byte, error) {
+	out := make([]byte, 0, len(modelMagic)+12+2*len(m.w))
+	out = append(out, modelMagic...)
+	out = binary.LittleEndian.AppendUint32(out, TableBits)
+	out = binary.LittleEndian.AppendUint32(out, math.Float32bits(m.bias))
+	out = binary.LittleEndian.AppendUint32(out, math.Float32bits(m.scale))
+	for _, w := range m.w {
+		out = binary.LittleEndian.AppendUint16(out, uint16(w))
+	}
+	return out, nil
+}
+
+var scanners = sync.Pool{New: func() any { return new(scanner) }}
+
+// Score is the package-level Score with this model's weights.
+func (m *Model) Score(text string) float64 {
+	s := scanners.Get().(*scanner)
+	defer scanners.Put(s)
+	s.w, s.bias, s.scale, s.shift, s.collect = m.w, m.bias, m.scale, 64-TableBits, false
+
+	best := float32(math.Inf(-1))
+	for _, slice := range slices(text) {
+		s.reset()
+		s.scan(slice)
+		if s.scored && s.best > best {
+			best = s.best
+		}
+	}
+	if math.IsInf(float64(best), -1) {
+		return 0 // nothing to read: no letters, digits or role punctuation
+	}
+	return sigmoid(best)
+}
+
+// slices returns text, or for a text over maxScan bytes the evenly spaced slices
+// of it that Score reads.
+func slices(text string) []string {
+	if len(text) <= maxScan {
+		return []string{text}
+	}
+	size := maxScan / maxSlices
+	step := (len(text) - size) / (maxSlices - 1)
+	out := make([]string, maxSlices)
+	for i := range out {
+		out[i] = text[i*step : i*step+size]
+	}
+	return out
+}
+
+func sigmoid(x float32) float64 {
+	return 1 / (1 + math.Exp(-float64(x)))
+}
+
+// A Window is one of the windows Score reads: its byte range in the text and the
+// indexes of its features in the weight table (an index appears once per
+// occurrence). Training reads texts through Windows so that it sees exactly the
+// features Score will.
+type Window struct {
+	Start, End int
+	Features   []uint32
+}
+
+// Windows returns the windows of text that Score takes the maximum over, in order.
+// Texts over maxScan bytes are not sampled here: training texts are small.
+func Windows(text string) []Window {
+	s := &scanner{collect: true, shift: 64 - TableBits}
+	s.reset()
+	s.scan(text)
+	c := s.chunks
+	if len(c) == 0 {
+		return nil
+	}
+	if len(c) == 1 {
+		return []Window{{Start: c[0].start, End: c[0].end, Features: s.feats[c[0].featFrom:c[0].featTo]}}
+	}
+	out := make([]Window, 0, len(c)-1)
+	for i := 1; i < len(c); i++ {
+		out = append(out, Window{Start: c[i-1].start, End: c[i].end,
+			Features: s.feats[c[i-1].featFrom:c[i].featTo]})
+	}
+	return out
+}
+
+// WindowLogit is the model's log-odds for one window's features: the bias plus the
+// sum of the features' weights over the square root of their number, which keeps
+// short and long windows on one scale.
+func (m *Model) WindowLogit(features []uint32) float32 {
+	if len(features) == 0 {
+		return m.bias
+	}
+	var sum int32
+	for _, f := range features {
+		sum += int32(m.w[f])
+	}
+	return m.bias + m.scale*float32(sum)/float32(math.Sqrt(float64(len(features))))
+}

@@ -1,0 +1,509 @@
+package classifier
+
+import (
+	"math"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// TableBits is the log2 of the number of hashed feature buckets. 2^18 16-bit weights
+// (512 KB) fit in a core's L2 cache; a 4 MB table made Score five times slower (a
+// random read per word that missed the cache) for a few points of recall.
+const TableBits = 18
+
+// Window geometry: a window is two consecutive chunks, so windows are about
+// 2*chunkWords words long and overlap by half. Sharing chunks is what makes the
+// windows cheap: every feature is hashed and looked up once, and a window's sum is
+// the sum of its two chunks.
+const chunkWords = 16
+
+// maxToken is how many bytes of a word the features see. Longer runs (base64,
+// hashes, URLs glued together) are rarely informative past that and must not make
+// per-token work unbounded.
+const maxToken = 32
+
+// Byte classes of the ASCII fast path.
+const (
+	clsSep     = iota // space, newline and punctuation that only separates words
+	clsLower          // a-z
+	clsUpper          // A-Z
+	clsDigit          // 0-9
+	clsSpecial        // < > | # [ ] { } : the punctuation of role prefixes and template tokens
+)
+
+var asciiClass = func() (t [128]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = clsLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = clsUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clsDigit
+	}
+	for _, c := range "<>|#[]{}:" {
+		t[c] = clsSpecial
+	}
+	return t
+}()
+
+// leet undoes digit-for-letter spelling ("1gn0r3") in words that mix letters and
+// digits; words of digits alone are numbers and stay.
+var leet = [10]byte{'o', 'i', 'z', 'e', 'a', 's', 'g', 't', 'b', 'g'}
+
+// joinGap reports the single characters that may sit between the letters of a
+// spelled-out word ("i.g.n.o.r.e", "i g n o r e", "i-g-n-o-r-e").
+func joinGap(c byte) bool {
+	return c == ' ' || c == '.' || c == '-' || c == '_' || c == '*' || c == '/' || c == '+'
+}
+
+// confusable folds the Cyrillic and Greek letters that look like Latin ones. It is
+// applied only inside words that also have ASCII letters, as the sanitizer's unicode
+// layer does, so Russian and Greek text keeps its own letters.
+var confusable = map[rune]byte{
+	'а': 'a', 'в': 'b', 'е': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p',
+	'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'і': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd',
+	'ɡ': 'g', 'ո': 'n', 'ı': 'i',
+	'α': 'a', 'β': 'b', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p',
+	'τ': 't', 'υ': 'u', 'χ': 'x',
+}
+
+// A scanner turns text into hashed features and groups them into chunks. It runs in
+// one of two modes: scoring (it adds up weights and keeps the best window's logit,
+// allocating nothing) or collecting (it records every feature index, for training).
+// Both modes share every line that decides what a feature is, so training and
+// scoring cannot drift apart.
+type scanner struct {
+	w     []int16 // scoring mode: the quantized weights; nil when collecting
+	bias  float32
+	scale float32 // the weight of one quantum
+	shift uint    // 64 - TableBits
+
+	// The current and the previous chunk.
+	sum, prevSum int32 // in quanta: integer sums do not depend on the order of adding
+	n, prevN     int32
+	words        int
+	havePrev     bool
+	scored       bool    // some window was scored
+	best         float32 // best window logit so far
+
+	// Collecting mode.
+	collect    bool
+	feats      []uint32
+	chunks     []chunkSpan
+	chunkStart int // byte offset where the current chunk began
+	chunkFeat  int // index in feats where the current chunk began
+	pos        int // byte offset of the token being emitted
+
+	// The word being read.
+	tok        [maxToken]byte
+	tlen       int
+	tokStart   int
+	tokHash    uint64
+	hasLetter  bool
+	hasDigit   bool
+	hasASCII   bool // an ASCII letter, for the confusable fold
+	hasForeign bool // a non-ASCII letter
+	runes      int
+	text       string // the text being scanned, for the gaps of spelled-out words
+
+	// A pending run of single letters that may spell a word.
+	run      [maxToken]byte
+	runLen   int
+	runCount int
+	runEnd   int // byte offset just past the run's last letter
+	runPos   int // byte offset of the run's first letter
+
+	prevHash uint64 // hash of the previous token, for bigrams (0 at text start)
+
+	// Scoring mode: word sums for the weights in cacheFor.
+	cache    [wordCacheSize]wordSum
+	cacheFor *int16
+}
+
+// A chunkSpan is one chunk's byte range and its features' range in scanner.feats.
+type chunkSpan struct {
+	start, end         int
+	featFrom, featTo   int
+	wordsFrom, wordsTo int
+}
+
+// reset readies the scanner for a new text, keeping its buffers and, while the
+// weights are the same, its word cache.
+func (s *scanner) reset() {
+	if !s.collect && len(s.w) > 0 && s.cacheFor != &s.w[0] {
+		s.cache = [wordCacheSize]wordSum{}
+		s.cacheFor = &s.w[0]
+	}
+	s.sum, s.prevSum, s.n, s.prevN, s.words = 0, 0, 0, 0, 0
+	s.havePrev, s.scored, s.best = false, false, 0
+	s.feats, s.chunks = s.feats[:0], s.chunks[:0]
+	s.chunkStart, s.chunkFeat, s.pos = 0, 0, 0
+	s.tlen, s.tokStart, s.tokHash, s.runes = 0, 0, 0, 0
+	s.hasLetter, s.hasDigit, s.hasASCII, s.hasForeign = false, false, false, false
+	s.runLen, s.runCount, s.runEnd, s.runPos, s.prevHash = 0, 0, 0, 0, 0
+}
+
+// emit adds one feature given its 64-bit hash.
+func (s *scanner) emit(h uint64) {
+	idx := uint32((h * 0x9E3779B97F4A7C15) >> s.shift)
+	if s.collect {
+		s.feats = append(s.feats, idx)
+	} else {
+		s.sum += int32(s.w[idx])
+	}
+	s.n++
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// emitToken emits the features of one normalized token: its unigram, its bigram with
+// the token before, and (for words) its character 4-grams with word boundaries, which
+// carry the features across inflections, typos and languages.
+func (s *scanner) emitToken(tok []byte, word bool) {
+	h := uint64(fnvOffset)
+	for _, b := range tok {
+		h ^= uint64(b)
+		h *= fnvPrime
+	}
+	h ^= uint64(len(tok)) << 56
+	s.emit((s.prevHash*0x100000001B3 ^ h) + 0xB16B00B5)
+	s.prevHash = h
+	if !word {
+		s.emit(h ^ 0x5555555555555555)
+		return
+	}
+	if s.collect {
+		s.emitWord(tok, h)
+	} else {
+		// A word's unigram and character features depend on the word alone, and
+		// words repeat (Zipf): a small cache of their sums turns most of a page's
+		// scattered table reads into one read of a hot line.
+		c := &s.cache[h&(wordCacheSize-1)]
+		if c.key != h || c.n == 0 {
+			sum, n := s.sum, s.n
+			s.sum, s.n = 0, 0
+			s.emitWord(tok, h)
+			c.key, c.sum, c.n = h, s.sum, s.n
+			s.sum, s.n = sum, n
+		}
+		s.sum += c.sum
+		s.n += c.n
+	}
+	s.words++
+	if s.words == chunkWords {
+		s.endChunk()
+	}
+}
+
+// emitWord emits a word's unigram and its character 4-grams.
+func (s *scanner) emitWord(tok []byte, h uint64) {
+	s.emit(h ^ 0x5555555555555555)
+	if len(tok) >= 2 {
+		x := uint64('<')
+		for i, b := range tok {
+			x = x<<8 | uint64(b)
+			if i >= 2 {
+				s.emit(x&0xFFFFFFFF | 4<<40)
+			}
+		}
+		s.emit((x<<8|'>')&0xFFFFFFFF | 4<<40)
+	}
+}
+
+// wordCacheSize is the number of entries of the scoring mode's word cache (64 KB).
+const wordCacheSize = 4096
+
+// A wordSum is a cached word's unigram and character-feature weights and count.
+type wordSum struct {
+	key uint64
+	sum int32
+	n   int32
+}
+
+// endChunk closes the current chunk and scores the window it ends.
+func (s *scanner) endChunk() {
+	if s.n == 0 {
+		return
+	}
+	if s.collect {
+		s.chunks = append(s.chunks, chunkSpan{start: s.chunkStart, end: s.pos,
+			featFrom: s.chunkFeat, featTo: len(s.feats)})
+		s.chunkStart, s.chunkFeat = s.pos, len(s.feats)
+	} else if s.havePrev {
+		s.window(s.prevSum+s.sum, s.prevN+s.n)
+	}
+	s.prevSum, s.prevN, s.havePrev = s.sum, s.n, true
+	s.sum, s.n, s.words = 0, 0, 0
+}
+
+func (s *scanner) window(sum, n int32) {
+	logit := s.bias + s.scale*float32(sum)/float32(math.Sqrt(float64(n)))
+	if !s.scored || logit > s.best {
+		s.best, s.scored = logit, true
+	}
+}
+
+// finish flushes the pending token and the last chunk.
+func (s *scanner) finish(end int) {
+	s.endWord(end)
+	s.flushRun()
+	s.pos = end
+	if s.collect {
+		if s.n > 0 {
+			s.chunks = append(s.chunks, chunkSpan{start: s.chunkStart, end: end,
+				featFrom: s.chunkFeat, featTo: len(s.feats)})
+		}
+		return
+	}
+	switch {
+	case s.n > 0 && s.havePrev:
+		s.window(s.prevSum+s.sum, s.prevN+s.n)
+	case s.n > 0:
+		s.window(s.sum, s.n)
+	case !s.scored && s.havePrev:
+		s.window(s.prevSum, s.prevN)
+	}
+}
+
+// scan reads text; the caller has reset the scanner.
+func (s *scanner) scan(text string) {
+	s.text = text
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			switch asciiClass[c] {
+			case clsLower:
+				s.addASCII(i, c, true)
+			case clsUpper:
+				s.addASCII(i, c+'a'-'A', true)
+			case clsDigit:
+				s.addASCII(i, c, false)
+			case clsSpecial:
+				s.endWord(i)
+				j := i + 1
+				for j < len(text) && text[j] < utf8.RuneSelf && asciiClass[text[j]] == clsSpecial {
+					j++
+				}
+				s.special(i, text[i:j])
+				i = j
+				continue
+			default:
+				s.endWord(i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		s.addRune(i, r, text[i:i+size])
+		i += size
+	}
+	s.finish(len(text))
+}
+
+// addASCII appends an ASCII letter or digit to the current word.
+func (s *scanner) addASCII(i int, c byte, letter bool) {
+	if s.tlen == 0 && s.runes == 0 {
+		s.tokStart = i
+	}
+	if s.tlen < maxToken {
+		s.tok[s.tlen] = c
+		s.tlen++
+	}
+	s.runes++
+	if letter {
+		s.hasLetter, s.hasASCII = true, true
+	} else {
+		s.hasDigit = true
+	}
+}
+
+// addRune handles a non-ASCII character: invisible ones vanish, compatibility forms
+// (full-width, ligatures, mathematical letters) and accented letters are decomposed
+// with the accents dropped, and letters of scripts written without spaces are words
+// of their own.
+func (s *scanner) addRune(i int, r rune, raw string) {
+	if r == utf8.RuneError || invisible(r) || unicode.Is(unicode.Mn, r) {
+		return
+	}
+	if d := norm.NFKD.PropertiesString(raw).Decomposition(); d != nil {
+		for len(d) > 0 {
+			dr, size := utf8.DecodeRune(d)
+			d = d[size:]
+			if dr < utf8.RuneSelf {
+				switch asciiClass[dr] {
+				case clsLower, clsUpper:
+					s.addASCII(i, byte(unicode.ToLower(dr)), true)
+				case clsDigit:
+					s.addASCII(i, byte(dr), false)
+				default:
+					// Full-width punctuation: a separator. Special characters count
+					// as separators here, which only loses a rare bigram.
+					s.endWord(i)
+				}
+				continue
+			}
+			if !unicode.Is(unicode.Mn, dr) {
+				s.addLetter(i, dr)
+			}
+		}
+		return
+	}
+	s.addLetter(i, r)
+}
+
+func (s *scanner) addLetter(i int, r rune) {
+	switch {
+	case unicode.IsLetter(r):
+		r = unicode.ToLower(r)
+		if unbroken(r) {
+			s.endWord(i)
+			var b [utf8.UTFMax]byte
+			n := utf8.EncodeRune(b[:], r)
+			s.flushRun()
+			s.pos = i
+			s.emitToken(b[:n], true)
+			return
+		}
+		if s.tlen == 0 && s.runes == 0 {
+			s.tokStart = i
+		}
+		if s.tlen+utf8.RuneLen(r) <= maxToken {
+			s.tlen += utf8.EncodeRune(s.tok[s.tlen:], r)
+		}
+		s.runes++
+		s.hasLetter, s.hasForeign = true, true
+	case unicode.IsDigit(r):
+		if s.tlen == 0 && s.runes == 0 {
+			s.tokStart = i
+		}
+		if s.tlen+utf8.RuneLen(r) <= maxToken {
+			s.tlen += utf8.EncodeRune(s.tok[s.tlen:], r)
+		}
+		s.runes++
+		s.hasDigit = true
+	default:
+		s.endWord(i)
+	}
+}
+
+// unbroken reports the scripts written without spaces between words, whose every
+// letter is a token (a bag of character bigrams, in effect).
+func unbroken(r rune) bool {
+	switch {
+	case r >= 0x0E00 && r <= 0x0EFF, // Thai, Lao
+		r >= 0x1000 && r <= 0x109F, // Myanmar
+		r >= 0x1780 && r <= 0x17FF: // Khmer
+		return true
+	case r >= 0x2E80:
+		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+	}
+	return false
+}
+
+// invisible reports characters that draw nothing and only split words: format
+// controls (zero-width spaces and joiners, bidi controls, soft hyphens, tags) and
+// variation selectors.
+func invisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || r >= 0xFE00 && r <= 0xFE0F ||
+		r >= 0xE0100 && r <= 0xE01EF || r == 0x034F || r == 0x115F || r == 0x1160 ||
+		r == 0x3164 || r == 0xFFA0 || r == 0x180E
+}
+
+// special emits a run of role-prefix punctuation ("<|", "###", "]:") as a token.
+func (s *scanner) special(i int, run string) {
+	s.flushRun()
+	if len(run) > 4 {
+		run = run[:4]
+	}
+	var b [4]byte
+	n := copy(b[:], run)
+	s.pos = i
+	s.emitToken(b[:n], false)
+}
+
+// endWord finishes the word being read, if any, at byte offset end.
+func (s *scanner) endWord(end int) {
+	if s.runes == 0 {
+		return
+	}
+	tok := s.tok[:s.tlen]
+	if s.hasLetter && s.hasDigit {
+		for j, b := range tok {
+			if b >= '0' && b <= '9' {
+				tok[j] = leet[b-'0']
+			}
+		}
+	}
+	if s.hasForeign && s.hasASCII {
+		tok = s.foldConfusables(tok)
+	}
+	single := s.runes == 1 && s.hasLetter
+	start := s.tokStart
+	s.runes, s.tlen = 0, 0
+	s.hasLetter, s.hasDigit, s.hasASCII, s.hasForeign = false, false, false, false
+
+	// A spelled-out word ("i.g.n.o.r.e") is read as the word it spells: single
+	// letters separated by one gap character join a run; the run becomes one
+	// word once it has three letters or more.
+	if single {
+		if s.runCount > 0 && start == s.runEnd+1 && joinGap(s.text[s.runEnd]) &&
+			s.runLen+len(tok) <= maxToken {
+			s.runLen += copy(s.run[s.runLen:], tok)
+			s.runCount++
+			s.runEnd = end
+			return
+		}
+		s.flushRun()
+		s.runLen = copy(s.run[:], tok)
+		s.runCount = 1
+		s.runEnd = end
+		s.runPos = start
+		return
+	}
+	s.flushRun()
+	s.pos = start
+	s.emitToken(tok, true)
+}
+
+// flushRun emits the pending single letters: as one word if they spell one, else
+// one by one.
+func (s *scanner) flushRun() {
+	if s.runCount == 0 {
+		return
+	}
+	s.pos = s.runPos
+	if s.runCount >= 3 {
+		s.emitToken(s.run[:s.runLen], true)
+	} else {
+		for j := 0; j < s.runLen; {
+			_, size := utf8.DecodeRune(s.run[j:s.runLen])
+			s.emitToken(s.run[j:j+size], true)
+			j += size
+		}
+	}
+	s.runCount, s.runLen = 0, 0
+}
+
+// foldConfusables rewrites tok with Cyrillic and Greek look-alikes folded to Latin.
+func (s *scanner) foldConfusables(tok []byte) []byte {
+	var out [maxToken]byte
+	n := 0
+	for j := 0; j < len(tok); {
+		r, size := utf8.DecodeRune(tok[j:])
+		j += size
+		if l, ok := confusable[r]; ok {
+			out[n] = l
+			n++
+			continue
+		}
+		n += copy(out[n:], tok[j-size:j])
+	}
+	copy(s.tok[:], out[:n])
+	return s.tok[:n]
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ailab/ai-lab/sanitize/classifier"
+)
+
+// calibFPR is the share of benign calibration texts the threshold may flag: half the
+// 1% goal, since a threshold fitted on one sample flags a little more of another.
+const calibFPR = 0.005
+
+// chooseThreshold returns the lowest score that flags at most calibFPR of the benign
+// calibration texts.
+func chooseThreshold(m *classifier.Model, calib []example) float64 {
+	var scores []float64
+	for _, e := range calib {
+		if benign(e.Cat) {
+			scores = append(scores, m.Score(e.Text))
+		}
+	}
+	if len(scores) == 0 {
+		return 0.5
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(scores)))
+	allowed := int(calibFPR * float64(len(scores))) // texts that may score at or above
+	t := scores[allowed]
+	// Just above the first text that must not be flagged.
+	return float64(float32(t + 1e-4))
+}
+
+// reportOrder lists the categories in the order the report prints them.
+var reportOrder = []string{catHijack, catHijackWeb, catJailbreak, catTask, catTaskWeb, catTaskEmbedded, catWeb, catNews, catEmail}
+
+var catNames = map[string]string{
+	catHijack:       "direct hijacks",
+	catHijackWeb:    "direct hijacks inside a web page",
+	catJailbreak:    "injection (jailbreak) prompts",
+	catTask:         "injected tasks, alone",
+	catTaskWeb:      "task injections in web text",
+	catTaskEmbedded: "task injections in documents (CyberSecEval)",
+	catWeb:          "benign web text",
+	catNews:         "benign news",
+	catEmail:        "benign emails",
+}
+
+type tally struct{ n, flagged int }
+
+// evaluate scores every held-out and calibration text with the real Score path and
+// reports recall (attacks) or false-positive rate (benign) per category, and the
+// precision of each attack category against all held-out benign texts.
+func evaluate(m *classifier.Model, threshold float64, s sets) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "threshold %.4f (lowest score flagging at most %.1f%% of the benign calibration split)\n\n", threshold, 100*calibFPR)
+	for _, part := range []struct {
+		name string
+		exs  []example
+	}{{"held-out test split (20%)", s.test}, {"calibration split (20%, chose the threshold)", s.calib}} {
+		t := map[string]*tally{}
+		for _, e := range part.exs {
+			c := t[e.Cat]
+			if c == nil {
+				c = &tally{}
+				t[e.Cat] = c
+			}
+			c.n++
+			if m.Score(e.Text) >= threshold {
+				c.flagged++
+			}
+		}
+		var fp, nb, tp, np int
+		for cat, c := range t {
+			if benign(cat) {
+				fp += c.flagged
+				nb += c.n
+			} else if cat != catHijackWeb && cat != catTaskWeb {
+				tp += c.flagged
+				np += c.n
+			}
+		}
+		fmt.Fprintf(&b, "%s\n", part.name)
+		fmt.Fprintf(&b, "  %-45s %6s %8s %9s %7s\n", "category", "n", "flagged", "precision", "recall")
+		for _, cat := range reportOrder {
+			c := t[cat]
+			if c == nil {
+				continue
+			}
+			rate := float64(c.flagged) / float64(c.n)
+			if benign(cat) {
+				fmt.Fprintf(&b, "  %-45s %6d %8d %9s %7s  FPR %.3f\n", catNames[cat], c.n, c.flagged, "", "", rate)
+				continue
+			}
+			prec := float64(c.flagged) / float64(c.flagged+fp)
+			fmt.Fprintf(&b, "  %-45s %6d %8d %9.3f %7.3f\n", catNames[cat], c.n, c.flagged, prec, rate)
+		}
+		fmt.Fprintf(&b, "  %-45s %6d %8d %9.3f %7.3f  FPR %.3f\n\n", "all (pages built by training left out)", np+nb, tp+fp,
+			float64(tp)/float64(max(tp+fp, 1)), float64(tp)/float64(max(np, 1)), float64(fp)/float64(max(nb, 1)))
+	}
+	return b.String()
+}
+
+// debugReport lists the benign texts that score highest and the attacks that score
+// lowest in exs, for looking into errors (-debug).
+func debugReport(m *classifier.Model, threshold float64, exs []example) string {
+	type scored struct {
+		s float64
+		e example
+	}
+	var ben, att []scored
+	for _, e := range exs {
+		s := scored{m.Score(e.Text), e}
+		if benign(e.Cat) {
+			ben = append(ben, s)
+		} else if s.s < threshold {
+			att = append(att, s)
+		}
+	}
+	sort.Slice(ben, func(i, j int) bool { return ben[i].s > ben[j].s })
+	var b strings.Builder
+	for _, s := range ben[:min(15, len(ben))] {
+		fmt.Fprintf(&b, "benign %.4f %s\n", s.s, s.e.Src)
+	}
+	for _, s := range att {
+		t := s.e.Text
+		if s.e.injEnd > 0 {
+			t = t[s.e.injStart:s.e.injEnd]
+		}
+		if len(t) > 160 {
+			t = t[:160]
+		}
+		fmt.Fprintf(&b, "missed %.4f %-14s %q\n", s.s, s.e.Cat, t)
+	}
+	return b.String()
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/ailab/ai-lab/sanitize/classifier"
+)
+
+// A config holds the training's hyperparameters.
+type config struct {
+	epochs int
+	rate   float64 // AdaGrad's base learning rate
+	l2     float64 // L2 penalty per update on the weights an instance touches
+	seed   uint64
+}
+
+var defaultConfig = config{epochs: 12, rate: 0.3, l2: 1e-2, seed: 7}
+
+// An instance is one window to learn from.
+type instance struct {
+	feats  []uint32
+	label  float64
+	weight float64
+}
+
+// instances turns examples into windows with labels and weights. A benign text's
+// windows are negatives. An attack's windows are positives that share one unit of
+// weight, since not every window of a long jailbreak is the jailbreak. In a page
+// with an embedded injection, the windows that hold most of the injection are
+// positives, those that miss it negatives, and the rest (a sliver of the injection)
+// are left out. Positives are then weighted to balance the negatives.
+func instances(exs []example) []instance {
+	var out []instance
+	var pos, neg float64
+	for _, e := range exs {
+		wins := classifier.Windows(e.Text)
+		if len(wins) == 0 {
+			continue
+		}
+		if e.Label == 0 {
+			for _, w := range wins {
+				out = append(out, instance{feats: w.Features, label: 0, weight: 1})
+				neg++
+			}
+			continue
+		}
+		if e.injEnd == 0 {
+			for _, w := range wins {
+				out = append(out, instance{feats: w.Features, label: 1, weight: 1 / float64(len(wins))})
+			}
+			pos++
+			continue
+		}
+		var hits []classifier.Window
+		for _, w := range wins {
+			overlap := min(w.End, e.injEnd) - max(w.Start, e.injStart)
+			switch {
+			case overlap <= 0:
+				out = append(out, instance{feats: w.Features, label: 0, weight: 1})
+				neg++
+			case 2*overlap >= min(e.injEnd-e.injStart, w.End-w.Start):
+				hits = append(hits, w)
+			}
+		}
+		for _, w := range hits {
+			out = append(out, instance{feats: w.Features, label: 1, weight: 1 / float64(len(hits))})
+		}
+		if len(hits) > 0 {
+			pos++
+		}
+	}
+	if pos > 0 {
+		scale := neg / pos
+		for i := range out {
+			if out[i].label == 1 {
+				out[i].weight *= scale
+			}
+		}
+	}
+	return out
+}
+
+// train fits logistic regression with AdaGrad on the examples' windows. A window's
+// features each have the value 1/sqrt(count), as in classifier.Model.WindowLogit.
+// It is deterministic: a fixed shuffle seed and one goroutine.
+func train(exs []example, cfg config) *classifier.Model {
+	data := instances(exs)
+	w := make([]float64, 1<<classifier.TableBits)
+	g2 := make([]float64, len(w))
+	var bias, biasG2 float64
+	order := make([]int, len(data))
+	for i := range order {
+		order[i] = i
+	}
+	rng := rand.New(rand.NewPCG(cfg.seed, 0x5eed))
+	for range cfg.epochs {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, k := range order {
+			in := data[k]
+			if len(in.feats) == 0 {
+				continue
+			}
+			v := 1 / math.Sqrt(float64(len(in.feats)))
+			z := bias
+			for _, f := range in.feats {
+				z += w[f] * v
+			}
+			p := 1 / (1 + math.Exp(-z))
+			g := (p - in.label) * in.weight
+			biasG2 += g * g
+			bias -= cfg.rate * g / (math.Sqrt(biasG2) + 1e-8)
+			gv := g * v
+			for _, f := range in.feats {
+				grad := gv + cfg.l2*w[f]
+				g2[f] += grad * grad
+				w[f] -= cfg.rate * grad / (math.Sqrt(g2[f]) + 1e-8)
+			}
+		}
+	}
+	w32 := make([]float32, len(w))
+	for i, x := range w {
+		w32[i] = float32(x)
+	}
+	m, err := classifier.NewModel(float32(bias), w32)
+	if err != nil {
+		panic(err) // the table size is the classifier's own constant
+	}
+	return m
+}
