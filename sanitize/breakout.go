@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -18,24 +17,23 @@ import (
 // A breakoutRule is one family of take-over phrasings.
 type breakoutRule struct {
 	// anchors are lower-case phrases a match starts with. A space matches any run of
-	// whitespace or emphasis marks; a trailing '*' makes the phrase a word prefix.
+	// whitespace, emphasis marks or hyphens; a trailing '*' makes the phrase a word
+	// prefix.
 	anchors    []string
 	re         *regexp.Regexp
 	aggressive bool // only in aggressive mode
 	tail       bool // extend the match to the end of its sentence
-	// check, when set, must also accept the match (given as submatch indexes).
-	check func(window string, loc []int) bool
-	// window overrides breakoutWindow when set.
-	window int
+	// layer is the layer a match counts under: breakout unless set.
+	layer string
+	// skeleton rules only run on skeletons (see skeleton), where upper case marks a
+	// disguised word.
+	skeleton bool
 }
 
-// breakoutWindow bounds the text a rule's regexp sees after its anchor; every pattern
-// but the image link is far shorter. The window matters: Go's backtracking matcher
-// clears a bit per program instruction and input byte on every call.
-const (
-	breakoutWindow = 256
-	imageWindow    = 2048 // an exfiltration URL can be long
-)
+// breakoutWindow bounds the text a rule's regexp sees after its anchor; every
+// pattern is far shorter. The window matters: Go's backtracking matcher clears a bit
+// per program instruction and input byte on every call.
+const breakoutWindow = 256
 
 // sentenceTailRunes bounds how far a match is extended to the end of its sentence:
 // the order that follows "ignore previous instructions and ..." is part of the
@@ -78,29 +76,44 @@ var breakoutRules = []breakoutRule{
 	// into separate rules to keep each program under 500 instructions, where Go's
 	// regexp uses its backtracker instead of the much slower NFA simulation.
 	{
-		anchors: ignoreAnchorsQualified,
+		anchors: ignoreAnchors(ignoreAnchorsQualified),
 		re: rule(ignoreVerbs + `\s+(?:(?:all|any|every|each|of|the|your|my|these|those|its|their|such)\s+)*` +
 			`(?:(?:previous|previously\s+given|prior|above|earlier|preceding|foregoing|former|original|initial|old|existing|current|system|developer|safety|hidden|other|given)\s+)+` +
 			orderNouns + `\b`),
 		tail: true,
 	},
 	{
-		anchors: ignoreAnchorsOwned,
+		anchors: ignoreAnchors(ignoreAnchorsOwned),
 		re:      rule(ignoreVerbs + `\s+(?:all\s+(?:of\s+)?(?:your\s+|the\s+|my\s+)?|your\s+|any\s+(?:and\s+all\s+)?)` + orderNouns + `\b`),
 		tail:    true,
 	},
 	{
-		anchors: ignoreAnchorsEverything,
+		anchors: ignoreAnchors(ignoreAnchorsEverything),
 		re: rule(ignoreVerbs + `\s+(?:everything|anything|all)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)\s+told|(?:that\s+)?(?:was\s+|is\s+)?(?:written|said|stated|mentioned|given))\s+)?` +
 			`(?:above|before|previously|earlier|prior|so\s+far|until\s+now)\b`),
 		tail: true,
 	},
-	{ // spelled out: "I G N O R E all previous instructions", "f.o.r.g.e.t your rules"
-		anchors: spelledAnchors("ignore", "disregard", "forget"),
-		re: rule(`(?:` + spelled("ignore") + `|` + spelled("disregard") + `|` + spelled("forget") + `)\s+` +
-			`(?:(?:all|any|every|of|the|your|my|these|those|previous|prior|above|earlier|preceding|original|initial|system|developer)\s+)*` +
-			orderNouns + `\b`),
+	{ // "ignore the instructions you were given before": the qualifier after the noun
+		anchors: ignoreAnchors(cross(ignoreVerbList, []string{" "}, []string{"the", "your", "all", "any", "those", "these", "my"})),
+		re: rule(ignoreVerbs + `\s+(?:(?:all|any|every|of|the|your|my|these|those)\s+)+` + orderNouns +
+			`\s+(?:you\s+(?:were|have\s+been|'ve\s+been|had\s+been)\s+(?:given|told|sent|provided)|you\s+(?:got|received|had)|given\s+to\s+you)` +
+			`(?:\s+(?:before|earlier|previously|above|so\s+far|until\s+now))?\b`),
 		tail: true,
+	},
+	{ // a disguised verb needs no noun: "i.g.n.o.r.e a.l.l p.r.e.v.i.o.u.s", "1gn0r3 all
+		// previous". Only skeletons hold upper-case letters, and only in such words.
+		anchors: ignoreAnchors(nil),
+		re: rule(`(?-i:IGNORE|IGNORING|DISREGARD|DISREGARDING|FORGET|FORGETTING)\s+` +
+			`(?:(?:all|any|every|of|the|your|my|these|those)\s+)*(?:previous|prior|above|earlier|preceding|original|initial|system|developer)\b`),
+		tail:     true,
+		skeleton: true,
+	},
+	{ // results of calls written as text come to the model under this header (see
+		// the server's textResultsHeader); a page that spells it fakes tool results
+		anchors: []string{"results of the tool call*", "result of the tool call*"},
+		re:      rule(`results?\s+of\s+the\s+tool\s+calls?\s+you\s+(?:wrote|made|sent|issued)\s+as\s+text`),
+		tail:    true,
+		layer:   LayerInstructionPattern,
 	},
 	{ // override your settings
 		anchors: []string{"overrid*", "bypass*", "circumvent", "disable", "deactivate", "turn off", "switch off"},
@@ -199,20 +212,31 @@ var breakoutRules = []breakoutRule{
 		tail:       true,
 		aggressive: true,
 	},
-	{ // markdown image whose URL carries data out: ![x](https://evil/?q={secret})
-		anchors:    []string{"!["},
-		re:         rule(`!\[[^\]\n]*\]\(\s*<?(https?://[^\s)>]+)>?(?:\s+"[^"\n]*")?\s*\)`),
-		aggressive: true,
-		check:      exfiltrationURL,
-		window:     imageWindow,
-	},
-
-	// Aggressive mode: the common phrasings in Spanish, French, German, Chinese, Russian.
+	// Aggressive mode: the common phrasings in Spanish, Italian, Portuguese, French, German,
+	// Chinese, Russian.
 	{
 		anchors: append([]string{"ignora", "ignoren", "ignorad", "ignorar", "olvid*", "omit*", "descart*", "haz caso omiso",
 			"no hagas caso"}, cross([]string{"ignore "}, []string{"todas", "todos", "las", "los", "tus", "sus"}, []string{""})...),
 		re: rule(`(?:ignora|ignore|ignoren|ignorad|ignorar|olvida|olvide|olviden|olvidad|olvidar|omite|omita|descarta|descarte|haz\s+caso\s+omiso\s+(?:a|de)|no\s+hagas\s+caso\s+(?:a|de))\s+(?:(?:todas|todos|las|los|tus|sus|de|a)\s+)*(?:instrucciones|indicaciones|órdenes|ordenes|reglas|directrices|directivas|instrucción|indicación)` +
 			`(?:\s+(?:anteriores|previas|precedentes|de\s+arriba|originales|del\s+sistema|iniciales|dadas))?`),
+		tail:       true,
+		aggressive: true,
+	},
+	{ // Italian
+		anchors: append([]string{"ignora", "ignorate", "ignori", "dimentica*", "dimentichi", "trascura*", "non considerare",
+			"non tenere conto"}, cross([]string{"ignora "}, []string{"tutte", "tutti", "le", "gli", "i"}, []string{""})...),
+		re: rule(`(?:ignora|ignorate|ignori|dimentica|dimenticate|dimentichi|trascura|trascurate|non\s+considerare|non\s+tenere\s+conto\s+(?:di|delle|degli|dei))\s+` +
+			`(?:(?:tutte|tutti|le|gli|i|tue|sue|vostre|delle|di|queste|quelle)\s+)*(?:istruzioni|indicazioni|regole|direttive|ordini|istruzione|indicazione)` +
+			`(?:\s+(?:precedenti|anteriori|di\s+sopra|originali|del\s+sistema|di\s+sistema|iniziali|ricevute|date))?`),
+		tail:       true,
+		aggressive: true,
+	},
+	{ // Portuguese
+		anchors: append([]string{"esqueça", "esqueca", "esqueçam", "desconsider*", "ignorem"},
+			cross([]string{"ignore ", "ignora "}, []string{"todas", "todos", "as", "os", "suas", "tuas"}, []string{""})...),
+		re: rule(`(?:ignore|ignora|ignorem|esqueça|esqueca|esqueçam|desconsidere|desconsidera|desconsiderem)\s+(?:(?:todas|todos|as|os|suas|tuas|de|das)\s+)*` +
+			`(?:instruções|instrucoes|orientações|orientacoes|regras|diretrizes|ordens|instrução|instrucao)` +
+			`(?:\s+(?:anteriores|prévias|previas|acima|originais|do\s+sistema|iniciais|recebidas))?`),
 		tail:       true,
 		aggressive: true,
 	},
@@ -277,21 +301,16 @@ var breakoutRules = []breakoutRule{
 	},
 }
 
+// ignoreAnchors adds to anchors the verbs that pad well ("ignore really ...") on
+// their own, and their spelled-out forms; the rest ("drop", "skip") are too common
+// a word to stop at alone.
+func ignoreAnchors(anchors []string) []string {
+	return append(append(slices.Clone(anchors), "ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting"),
+		spelledAnchors("ignore", "disregard", "forget")...)
+}
+
 // spelledSeparators may stand between the letters of a spelled-out word.
 const spelledSeparators = " .-_"
-
-// spelled returns a pattern for word spelled out with a separator after each letter
-// ("i g n o r e", "i.g.n.o.r.e").
-func spelled(word string) string {
-	var b strings.Builder
-	for i, r := range word {
-		if i > 0 {
-			b.WriteString(`[\s.\-_]+`)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
 
 // spelledAnchors returns the spelled-out forms of words, one per separator.
 func spelledAnchors(words ...string) []string {
@@ -327,15 +346,6 @@ func rule(pattern string) *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^(?:` + pattern + `)`)
 }
 
-// isSeparator marks the bytes the anchor scan treats as space between words:
-// whitespace and markdown emphasis.
-var isSeparator = func() (t [256]bool) {
-	for _, c := range []byte(" \t\n\r\f\v*_~`") {
-		t[c] = true
-	}
-	return t
-}()
-
 // sentenceEnd returns the index just past the sentence end at or after i (its
 // punctuation included, a line break excluded), looking at most sentenceTailRunes
 // runes ahead.
@@ -353,336 +363,78 @@ func sentenceEnd(s string, i int) int {
 	return i
 }
 
-// exfilParams are query parameters that exfiltration links use to carry data out.
-var exfilParams = set("q", "query", "data", "d", "secret", "prompt", "chat", "history",
-	"conversation", "msg", "message", "info", "leak", "exfil", "payload", "content", "text",
-	"p", "token", "key", "password", "pwd", "session", "ctx", "context", "memory", "summary",
-	"input", "output", "answer", "response")
-
-// exfiltrationURL accepts an image link whose query has a template placeholder or a
-// parameter meant to carry text; image links with sizes (?w=800&q=80) pass.
-func exfiltrationURL(window string, loc []int) bool {
-	u := window[loc[2]:loc[3]]
-	q := strings.IndexByte(u, '?')
-	if q < 0 {
-		return false
-	}
-	query := u[q+1:]
-	if strings.ContainsAny(query, "{}[]<>$") || strings.Contains(strings.ToLower(query), "%7b") {
-		return true
-	}
-	for _, pair := range strings.Split(query, "&") {
-		k, v, _ := strings.Cut(pair, "=")
-		if !exfilParams[strings.ToLower(k)] || len(v) < 4 {
-			continue
-		}
-		if strings.IndexFunc(v, unicode.IsLetter) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// anchorRef ties an anchor phrase to the rules it starts. A phrase ending in '*' is a
-// word prefix ("ignor*" for ignore, ignoring, ignorez); any other must end at a word
-// end, so "hi" does not fire on "his".
-type anchorRef struct {
-	phrase string
-	prefix bool
-	rules  []int
-}
-
-// An anchorTrie holds every anchor phrase byte by byte (ASCII letters lower-cased, a
-// space standing for any whitespace run). Walking it from a word start costs a step or
-// two for ordinary words, however many anchors share a first word ("the ai must",
-// "the ai shall", ...).
-type anchorTrie struct {
-	nodes []trieNode
-	first [256]bool // bytes an anchor can start with, in either case
-	// short has a bit per two-byte anchor ("hi", "!["); triples a bit per hash of
-	// the first three bytes of every longer one (ASCII lower-cased, whitespace as ' ').
-	// Most words fail both tests and never reach the walk.
-	short   [1 << 16 / 64]uint64
-	triples [1 << 16 / 64]uint64
-}
-
-func foldByte(c byte) byte {
-	if isSeparator[c] {
-		return ' '
-	}
-	return lowerASCII(c)
-}
-
-func tripleKey(a, b, c byte) uint32 {
-	return (uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 2654435761 >> 16
-}
-
-func hasBit(set *[1 << 16 / 64]uint64, k uint32) bool { return set[k>>6&1023]&(1<<(k&63)) != 0 }
-
-func setBit(set *[1 << 16 / 64]uint64, k uint32) { set[k>>6&1023] |= 1 << (k & 63) }
-
-// mayStartAt reports whether an anchor may start at i; false is certain.
-func (t *anchorTrie) mayStartAt(s string, i int) bool {
-	if i+1 >= len(s) {
-		return false
-	}
-	a, b := foldByte(s[i]), foldByte(s[i+1])
-	if hasBit(&t.short, uint32(a)<<8|uint32(b)) {
-		return true
-	}
-	if i+2 >= len(s) {
-		return false
-	}
-	j := i + 2
-	if b == ' ' { // a whitespace run folds to one ' ', as in the trie
-		for j < len(s) && isSeparator[s[j]] {
-			j++
-		}
-		if j >= len(s) {
-			return false
-		}
-	}
-	return hasBit(&t.triples, tripleKey(a, b, foldByte(s[j])))
-}
-
-type trieNode struct {
-	edges []trieEdge
-	table *[256]int32 // the edges as a direct table, for nodes with many of them
-	ends  []int       // anchors (indexes into anchorRefs) that end at this node
-}
-
-// trieTableEdges is the edge count from which a node gets a direct table.
-const trieTableEdges = 4
-
-type trieEdge struct {
-	b    byte
-	node int32
-}
-
-var anchorRefs, anchors = buildAnchorTrie()
-
-func buildAnchorTrie() ([]anchorRef, *anchorTrie) {
-	byPhrase := map[string]int{}
-	var refs []anchorRef
-	for ri, r := range breakoutRules {
-		for _, a := range r.anchors {
-			if k, ok := byPhrase[a]; ok {
-				refs[k].rules = append(refs[k].rules, ri)
-				continue
-			}
-			byPhrase[a] = len(refs)
-			phrase, prefix := strings.CutSuffix(a, "*")
-			// A phrase that ends in punctuation ("![") or Han needs no word end.
-			if last, _ := utf8.DecodeLastRuneInString(phrase); !isWordRune(last) {
-				prefix = true
-			}
-			refs = append(refs, anchorRef{phrase: phrase, prefix: prefix, rules: []int{ri}})
-		}
-	}
-	t := &anchorTrie{nodes: []trieNode{{}}}
-	for k, ref := range refs {
-		for _, v := range caseVariants(ref.phrase) {
-			t.insert(v, k)
-		}
-	}
-	return refs, t
-}
-
-// caseVariants spells phrase the ways a page may case it: ASCII case and separators
-// are folded while walking, so only non-ASCII letters need their upper-case and
-// title-case forms.
-func caseVariants(phrase string) []string {
-	r, size := utf8.DecodeRuneInString(phrase)
-	vs := []string{phrase, strings.ToUpper(phrase), string(unicode.ToTitle(r)) + phrase[size:]}
-	var out []string
-	for _, v := range vs {
-		b := []byte(v)
-		for i, c := range b {
-			b[i] = foldByte(c) // as the scan folds the text
-		}
-		if !slices.Contains(out, string(b)) {
-			out = append(out, string(b))
-		}
-	}
-	return out
-}
-
-func (t *anchorTrie) insert(phrase string, ref int) {
-	if len(phrase) < 3 {
-		setBit(&t.short, uint32(phrase[0])<<8|uint32(phrase[1]))
-	} else {
-		setBit(&t.triples, tripleKey(phrase[0], phrase[1], phrase[2]))
-	}
-	n := 0
-	for i := 0; i < len(phrase); i++ {
-		c := phrase[i]
-		if i == 0 {
-			t.first[c] = true
-			if c >= 'a' && c <= 'z' {
-				t.first[c-'a'+'A'] = true
-			}
-		}
-		next := t.child(n, c)
-		if next < 0 {
-			next = len(t.nodes)
-			t.nodes = append(t.nodes, trieNode{})
-			t.nodes[n].edges = append(t.nodes[n].edges, trieEdge{b: c, node: int32(next)})
-			if nd := &t.nodes[n]; len(nd.edges) >= trieTableEdges {
-				if nd.table == nil {
-					nd.table = new([256]int32)
-				}
-				for _, e := range nd.edges {
-					nd.table[e.b] = e.node
-				}
-			}
-		}
-		n = next
-	}
-	t.nodes[n].ends = append(t.nodes[n].ends, ref)
-}
-
-func (t *anchorTrie) child(n int, c byte) int {
-	if tab := t.nodes[n].table; tab != nil {
-		if r := tab[c]; r > 0 {
-			return int(r)
-		}
-		return -1
-	}
-	for _, e := range t.nodes[n].edges {
-		if e.b == c {
-			return int(e.node)
-		}
-	}
-	return -1
-}
-
-// An anchorHit is an anchor (an index into anchorRefs) found at a word start, with
-// the index just after it.
-type anchorHit struct{ ref, end int }
-
-// walk appends to hits every anchor that s starts with.
-func (t *anchorTrie) walk(s string, hits []anchorHit) []anchorHit {
-	n := 0
-	for j := 0; j < len(s); {
-		c := s[j]
-		step := 1
-		if isSeparator[c] {
-			c = ' '
-			for j+step < len(s) && isSeparator[s[j+step]] {
-				step++
-			}
-		} else {
-			c = lowerASCII(c)
-		}
-		n = t.child(n, c)
-		if n < 0 {
-			return hits
-		}
-		j += step
-		for _, ref := range t.nodes[n].ends {
-			hits = append(hits, anchorHit{ref, j})
-		}
-	}
-	return hits
-}
-
-func lowerASCII(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// isWordRune reports letters and digits; Han characters are not words of their own
-// to this check, since Chinese has no spaces to end a word.
-func isWordRune(r rune) bool {
-	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !unicode.Is(unicode.Han, r)
-}
-
-// wordEndsAt reports whether no word character follows position i of s.
-func wordEndsAt(s string, i int) bool {
-	if i >= len(s) {
-		return true
-	}
-	if c := s[i]; c < utf8.RuneSelf {
-		return !isASCIIAlnum(c)
-	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
-	return !isWordRune(r)
-}
-
-// wordStartsAt reports whether no word character precedes position i of s.
-func wordStartsAt(s string, i int) bool {
-	if i == 0 {
-		return true
-	}
-	if c := s[i-1]; c < utf8.RuneSelf {
-		return !isASCIIAlnum(c)
-	}
-	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	return !isWordRune(r)
-}
-
-func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-
-func isASCIIAlnum(c byte) bool { return isASCIILetter(c) || c >= '0' && c <= '9' }
-
-// neutralizeBreakouts replaces every take-over sentence with a marker.
-func neutralizeBreakouts(s string, aggressive bool) (string, int) {
+// neutralizeBreakouts replaces every take-over sentence with a marker. It returns
+// how many replacements count as breakout and how many as instruction_pattern (the
+// rules of fake tool-protocol text).
+func neutralizeBreakouts(s string, aggressive bool) (string, int, int) {
 	e := editor{src: s}
-	n := 0
-	after := -1 // the end of the last replacement: a word start once the marker is in
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !anchors.first[c] || !anchors.mayStartAt(s, i) || (i != after && !wordStartsAt(s, i)) {
-			if isASCIILetter(c) { // skip the rest of the word: no anchor starts inside one
-				for i+1 < len(s) && isASCIILetter(s[i+1]) {
-					i++
-				}
-			}
-			continue
+	brk, tok := 0, 0
+	scanAnchorStarts(s, func(i int) int {
+		end, layer := matchBreakout(s, i, aggressive)
+		if end <= i {
+			return -1
 		}
-		if end := matchBreakout(s, i, aggressive); end > i {
+		if layer == LayerInstructionPattern {
+			e.replace(i, end, markerInstruction)
+			tok++
+		} else {
 			e.replace(i, end, markerBreakout)
-			n++
-			i, after = end-1, end
+			brk++
 		}
-	}
-	return e.result(), n
+		return end
+	})
+	return e.result(), brk, tok
 }
 
 // matchBreakout tries the rules of every anchor that matches at i and returns the
-// end of the longest match, or -1.
-func matchBreakout(s string, i int, aggressive bool) int {
-	best := -1
+// end of the longest match and the layer of its rule, or -1. When no rule matches
+// the text as written, they all get a second try on its skeleton (see skeleton), so
+// that leetspeak, letters spelled out and words joined by hyphens or dots match too.
+func matchBreakout(s string, i int, aggressive bool) (int, string) {
 	rest := s[i:]
+	window := rest[:min(len(rest), breakoutWindow)]
 	var buf [8]anchorHit
-	for _, hit := range anchors.walk(rest[:min(len(rest), breakoutWindow)], buf[:0]) {
+	var ruleBuf [8]int
+	rules := ruleBuf[:0]
+	for _, hit := range anchors.walk(window, buf[:0]) {
 		ref := &anchorRefs[hit.ref]
 		if !ref.prefix && !wordEndsAt(rest, hit.end) {
 			continue
 		}
 		for _, ri := range ref.rules {
+			if r := &breakoutRules[ri]; (!r.aggressive || aggressive) && !slices.Contains(rules, ri) {
+				rules = append(rules, ri)
+			}
+		}
+	}
+	if len(rules) == 0 {
+		return -1, ""
+	}
+	best, layer := -1, ""
+	try := func(text string, srcEnd func(int) int, onSkeleton bool) {
+		for _, ri := range rules {
 			r := &breakoutRules[ri]
-			if r.aggressive && !aggressive {
+			if r.skeleton && !onSkeleton {
 				continue
 			}
-			window := rest[:min(len(rest), cmp.Or(r.window, breakoutWindow))]
-			var loc []int
-			if r.check != nil {
-				loc = r.re.FindStringSubmatchIndex(window)
-			} else {
-				loc = r.re.FindStringIndex(window)
-			}
-			if loc == nil || loc[1] == 0 || (r.check != nil && !r.check(window, loc)) {
+			loc := r.re.FindStringIndex(text)
+			if loc == nil || loc[1] == 0 {
 				continue
 			}
-			end := i + loc[1]
+			end := i + srcEnd(loc[1])
 			if r.tail {
 				end = sentenceEnd(s, end)
 			}
-			best = max(best, end)
+			if end > best {
+				best, layer = end, cmp.Or(r.layer, LayerBreakout)
+			}
 		}
 	}
-	return best
+	try(window, func(k int) int { return k }, false)
+	if best < 0 {
+		if sk, ends, changed := skeleton(window); changed {
+			try(sk, func(k int) int { return int(ends[k-1]) }, true)
+		}
+	}
+	return best, layer
 }

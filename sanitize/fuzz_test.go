@@ -1,12 +1,15 @@
 package sanitize
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/ailab/ai-lab/sanitize/classifier"
 )
 
 // fuzzSeeds are attacks and edge cases the fuzzers start from; the benign corpus is
@@ -46,7 +49,10 @@ func addSeeds(f *testing.F) {
 }
 
 // FuzzSanitize checks, in both modes: no panic, valid UTF-8 in NFKC out, no wrapper
-// tag left, a full report, and sanitizing the output again changes nothing and reports nothing.
+// tag left, a full report, a score in [0,1] that flags exactly when the classifier
+// layer counts, and sanitizing the output again changes nothing and reports nothing
+// but the classifier (which reads the text and never changes it, so an attack whose
+// phrases were cut may still read as one).
 func FuzzSanitize(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, in string) {
@@ -65,12 +71,21 @@ func FuzzSanitize(f *testing.F) {
 			if len(rep.Layers) != len(Layers) {
 				t.Fatalf("mild=%v: report has %d layers", mild, len(rep.Layers))
 			}
+			if rep.Score < 0 || rep.Score > 1 || math.IsNaN(rep.Score) {
+				t.Fatalf("mild=%v: score %v out of [0,1] for %q", mild, rep.Score, in)
+			}
+			if (rep.Score >= classifier.Threshold) != (rep.Layers[LayerClassifier] > 0) {
+				t.Fatalf("mild=%v: score %v but classifier layer %d", mild, rep.Score, rep.Layers[LayerClassifier])
+			}
+			if rep.Layers[LayerClassifier] > 0 && !rep.Flagged {
+				t.Fatalf("mild=%v: classifier fired but the report is not flagged", mild)
+			}
 			again, rep2 := Sanitize(out, opts)
 			if again != out {
 				t.Fatalf("mild=%v: not idempotent\nin     %q\nonce   %q\ntwice  %q\nreport %v", mild, in, out, again, rep2.Layers)
 			}
 			for k, v := range rep2.Layers {
-				if v != 0 {
+				if v != 0 && k != LayerClassifier {
 					t.Fatalf("mild=%v: second pass still counts %s=%d on %q", mild, k, v, out)
 				}
 			}

@@ -110,34 +110,37 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 	if plainASCII(s) {
 		return s, 0, 0
 	}
-	// NFKC can yield a character another step removes or maps, and removing a
-	// character can leave a sequence that NFKC composes; a few rounds reach the fixed
-	// point (one in practice).
+	// Folding a look-alike can leave an ASCII letter that composes with the mark
+	// after it, and NFKC can put a letter before a variation selector that is then
+	// only a disguise, so a few rounds reach the fixed point. NFKC never yields a
+	// character dropInvisible removes or maps (TestNFKCYieldsNothingInvisible), so
+	// otherwise one round is the fixed point.
 	for round := 0; round < 4; round++ {
-		var zw, u int
+		var zw, u, n, m int
+		var selector bool
 		s, zw, u = dropInvisible(s)
 		zeroWidth += zw
 		uni += u
-		var n, m, k int
-		s, n = nfkcSpans(s)
-		s, m = foldMixedScript(s)
-		s, k = foldSmallCaps(s)
-		if n+m+k == 0 {
+		s, n, selector = nfkcSpans(s)
+		s, m = foldLookalikes(s)
+		uni += n + m
+		if m == 0 && !selector {
 			break
 		}
-		uni += n + m + k
 	}
 	return s, zeroWidth, uni
 }
 
-// nfkcSpans puts s in NFKC and counts the segments that changed. ASCII is inert
+// nfkcSpans puts s in NFKC and counts the segments that changed, and reports
+// whether a changed stretch holds a variation selector. ASCII is inert
 // under NFKC and never composes with what precedes it, so only the stretches that hold
 // non-ASCII bytes (with the one ASCII character before them, which a combining mark
 // may attach to) are checked, and only the ones QuickSpan finds unnormalized are
 // rewritten.
-func nfkcSpans(s string) (string, int) {
+func nfkcSpans(s string) (string, int, bool) {
 	e := editor{src: s}
 	n := 0
+	selector := false
 	// Pages repeat the same few unnormalized characters (full-width punctuation in
 	// CJK text, ligatures), so short chunks are normalized once per call.
 	type normalized struct {
@@ -179,8 +182,9 @@ func nfkcSpans(s string) (string, int) {
 		}
 		e.replace(start, end, r.out)
 		n += r.count
+		selector = selector || strings.IndexFunc(r.out, isVariationSelector) >= 0
 	}
-	return e.result(), n
+	return e.result(), n, selector
 }
 
 // isInertIdeograph reports lead bytes E4–E9, the CJK ideographs U+4000–U+9FFF:
@@ -250,6 +254,10 @@ func dropInvisible(s string) (string, int, int) {
 			i += runeLen(c)
 			continue
 		}
+		if valid && keepsCommon(s, i) {
+			i += runeLen(c)
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
@@ -271,6 +279,45 @@ func dropInvisible(s string) (string, int, int) {
 		i += size
 	}
 	return e.result(), zw, uni
+}
+
+// keepsCommon reports, for the valid character at i, that it is one of the common
+// ones dropInvisible leaves alone although its lead byte is in mayBeInvisible:
+// curly quotes, dashes, ellipses and bullets (U+2000–U+207F), Latin-1 signs and
+// punctuation (U+00A1–U+00BF), CJK and full-width punctuation. They are most of the
+// non-ASCII characters of real pages, and deciding them from a table spares a
+// decode and a search of the space tables.
+func keepsCommon(s string, i int) bool {
+	switch c1 := s[i+1]; s[i] {
+	case 0xC2:
+		return !latin1Changes[c1&0x3F]
+	case 0xE2:
+		return (c1 == 0x80 || c1 == 0x81) && !punctChanges[(c1&1)<<6|s[i+2]&0x3F]
+	case 0xE3:
+		return c1 == 0x80 && s[i+2] != 0x80 // U+3001–U+303F; U+3000 is a space
+	case 0xEF:
+		return c1 == 0xBC || c1 == 0xBD // U+FF00–U+FF7F, full-width forms
+	}
+	return false
+}
+
+// latin1Changes and punctChanges mark the characters of U+0080–U+00BF and
+// U+2000–U+207F that dropInvisible changes, from the same predicates it uses.
+var latin1Changes, punctChanges = func() (a [64]bool, b [128]bool) {
+	for k := range a {
+		a[k] = invisibleChanges(rune(0x80 + k))
+	}
+	for k := range b {
+		b[k] = invisibleChanges(rune(0x2000 + k))
+	}
+	return a, b
+}()
+
+// invisibleChanges reports whether dropInvisible removes or maps r, whatever
+// precedes it.
+func invisibleChanges(r rune) bool {
+	return isZeroWidth(r) || isHidden(r) || isVariationSelector(r) || r == '\u2028' || r == '\u2029' ||
+		r == '\u0085' || unicode.Is(unicode.Zs, r)
 }
 
 // nextMayChange returns the index of the next byte at or after i that mayChange
@@ -323,157 +370,4 @@ func runeLen(lead byte) int {
 		return 3
 	}
 	return 4
-}
-
-// foldMixedScript rewrites the Cyrillic and Greek look-alike letters of a word that
-// also holds Latin letters ("ignоre" with a Cyrillic 'о') to their Latin twins: NFKC
-// keeps them apart, and a word that mixes scripts is a disguise, not a language.
-// Words written wholly in Cyrillic or Greek are left alone.
-func foldMixedScript(s string) (string, int) {
-	e := editor{src: s}
-	n := 0
-	for i := 0; i < len(s); {
-		p := nextGreekOrCyrillic(s, i)
-		if p == len(s) {
-			break
-		}
-		r, size := utf8.DecodeRuneInString(s[p:])
-		if _, ok := confusable[r]; !ok {
-			i = p + size
-			continue
-		}
-		ws, we := wordAround(s, p, p+size)
-		word := s[ws:we]
-		if strings.IndexFunc(word, isASCIILetterRune) >= 0 {
-			e.replace(ws, we, strings.Map(latinTwin, word))
-			n++
-		}
-		i = we
-	}
-	return e.result(), n
-}
-
-// nextGreekOrCyrillic returns the index of the next lead byte of a Greek or Cyrillic
-// letter (0xCE–0xD1, where every look-alike in confusable lives) at or after i, or
-// len(s). No continuation byte has these values, so a byte scan is exact.
-func nextGreekOrCyrillic(s string, i int) int {
-	for i < len(s) {
-		if i+8 <= len(s) && load64(s, i)&highBits == 0 {
-			i += 8
-			continue
-		}
-		if c := s[i]; c >= 0xCE && c <= 0xD1 {
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-func isASCIILetterRune(r rune) bool { return r < utf8.RuneSelf && isASCIILetter(byte(r)) }
-
-// latinTwin maps a look-alike letter to the Latin letter of the same case.
-func latinTwin(r rune) rune {
-	l, ok := confusable[r]
-	if !ok {
-		return r
-	}
-	if unicode.IsUpper(r) {
-		return rune(l - 'a' + 'A')
-	}
-	return rune(l)
-}
-
-// smallCaps maps the Latin small capitals, which NFKC keeps, to the letters they
-// imitate ("ꜱʏꜱᴛᴇᴍ", "ɪɢɴᴏʀᴇ"). There is no small capital x.
-var smallCaps = map[rune]byte{
-	'ᴀ': 'a', 'ʙ': 'b', 'ᴄ': 'c', 'ᴅ': 'd', 'ᴇ': 'e', 'ꜰ': 'f', 'ɢ': 'g', 'ʜ': 'h',
-	'ɪ': 'i', 'ᴊ': 'j', 'ᴋ': 'k', 'ʟ': 'l', 'ᴍ': 'm', 'ɴ': 'n', 'ᴏ': 'o', 'ᴘ': 'p',
-	'ꞯ': 'q', 'ʀ': 'r', 'ꜱ': 's', 'ᴛ': 't', 'ᴜ': 'u', 'ᴠ': 'v', 'ᴡ': 'w', 'ʏ': 'y',
-	'ᴢ': 'z',
-}
-
-// foldSmallCaps rewrites words written in Latin small capitals, alone or among
-// ASCII letters, to plain letters. A word that also holds other letters (IPA such as
-// "ˈɪŋɡlɪʃ" with ŋ and ʃ) or is one small capital alone is left as it is.
-func foldSmallCaps(s string) (string, int) {
-	e := editor{src: s}
-	n := 0
-	for i := 0; i < len(s); {
-		p := nextSmallCapLead(s, i)
-		if p == len(s) {
-			break
-		}
-		r, size := utf8.DecodeRuneInString(s[p:])
-		if _, ok := smallCaps[r]; !ok {
-			i = p + size
-			continue
-		}
-		ws, we := wordAround(s, p, p+size)
-		if word := s[ws:we]; smallCapsDisguise(word) {
-			e.replace(ws, we, strings.Map(func(r rune) rune {
-				if l, ok := smallCaps[r]; ok {
-					return rune(l)
-				}
-				return r
-			}, word))
-			n++
-		}
-		i = we
-	}
-	return e.result(), n
-}
-
-// smallCapsDisguise reports a word made only of small capitals and ASCII letters,
-// with at least two letters.
-func smallCapsDisguise(word string) bool {
-	letters := 0
-	for _, r := range word {
-		if _, ok := smallCaps[r]; !ok && !isASCIILetterRune(r) {
-			return false
-		}
-		letters++
-	}
-	return letters >= 2
-}
-
-// nextSmallCapLead returns the index of the next lead byte a small capital can start
-// with (C9 and CA for U+0240–U+02BF, E1 for U+1D00–U+1D3F, EA for U+A700–U+A7FF) at
-// or after i, or len(s). No continuation byte has these values.
-func nextSmallCapLead(s string, i int) int {
-	for i < len(s) {
-		if i+8 <= len(s) && load64(s, i)&highBits == 0 {
-			i += 8
-			continue
-		}
-		switch s[i] {
-		case 0xC9, 0xCA, 0xEA:
-			return i
-		case 0xE1:
-			if i+1 < len(s) && s[i+1] == 0xB4 {
-				return i
-			}
-		}
-		i++
-	}
-	return i
-}
-
-// wordAround widens [start, end) to the run of letters around it.
-func wordAround(s string, start, end int) (int, int) {
-	for start > 0 {
-		r, sz := utf8.DecodeLastRuneInString(s[:start])
-		if !unicode.IsLetter(r) {
-			break
-		}
-		start -= sz
-	}
-	for end < len(s) {
-		r, sz := utf8.DecodeRuneInString(s[end:])
-		if !unicode.IsLetter(r) {
-			break
-		}
-		end += sz
-	}
-	return start, end
 }

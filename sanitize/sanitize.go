@@ -30,7 +30,7 @@
 //
 // The aggressive mode (the zero value of Options) adds what costs some precision:
 // orders addressed to an AI, markdown-image exfiltration links, the common phrasings in
-// Spanish, French, German, Chinese and Russian, role-like XML tags such as <user>, and
+// Spanish, Italian, Portuguese, French, German, Chinese and Russian, role-like XML tags such as <user>, and
 // the collapse of words and lines repeated many times.
 //
 // Look-alike letters from other scripts that NFKC keeps (a Cyrillic 'о' in "ignоre")
@@ -41,7 +41,11 @@
 // Sanitize is safe for concurrent use.
 package sanitize
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ailab/ai-lab/sanitize/classifier"
+)
 
 // The keys of Report.Layers, one per layer (CONTRACT section 6).
 const (
@@ -53,12 +57,16 @@ const (
 	LayerZeroWidth          = "zero_width"
 	LayerRepetition         = "repetition"
 	LayerDelimiter          = "delimiter"
+	// LayerClassifier counts the windows of the text that the learned classifier
+	// scored at or over its threshold. It is the ninth signal: it flags, it never
+	// changes the text.
+	LayerClassifier = "classifier"
 )
 
 // Layers lists every layer key in the order the layers run.
 var Layers = []string{
 	LayerZeroWidth, LayerUnicode, LayerNewlines, LayerRepetition, LayerDelimiter,
-	LayerInstructionPattern, LayerRolePrefix, LayerBreakout,
+	LayerInstructionPattern, LayerRolePrefix, LayerBreakout, LayerClassifier,
 }
 
 // Markers that replace neutralized text. They are bracketed phrases with no colon,
@@ -73,12 +81,23 @@ const (
 // Options select the sanitizer's mode; the zero value is the aggressive mode.
 type Options struct {
 	Mild bool // the non-aggressive mode (`--mild`, sanitize.aggressive: false)
+	// Datamark puts DatamarkRune in place of every space of the output (outside the
+	// markers), so a model told of it by DatamarkNote can tell data from
+	// instructions (sanitize.datamark; see datamark.go).
+	Datamark bool
+	// NoClassifier leaves out the learned classifier (sanitize.classifier: false):
+	// Score stays 0 and only the patterns can flag the text.
+	NoClassifier bool
 }
 
-// A Report counts what each layer changed. Layers always holds all eight keys.
+// A Report counts what each layer changed. Layers always holds all nine keys.
+// Score is the classifier's probability that the text is a prompt injection (0
+// when it is off); Flagged is true when a pattern layer fired (role_prefix,
+// instruction_pattern, breakout) or Score reached classifier.Threshold.
 type Report struct {
 	Layers  map[string]int `json:"layers"`
 	Flagged bool           `json:"flagged"`
+	Score   float64        `json:"score"`
 }
 
 func newReport() Report {
@@ -93,14 +112,61 @@ func newReport() Report {
 // result is valid UTF-8 and sanitizing it again changes nothing.
 func Sanitize(text string, opts Options) (string, Report) {
 	rep := newReport()
-	text = runLayers(text, !opts.Mild, rep.Layers)
-	rep.Flagged = rep.Layers[LayerRolePrefix] > 0 || rep.Layers[LayerInstructionPattern] > 0 ||
-		rep.Layers[LayerBreakout] > 0
+	if opts.Datamark {
+		text = unmark(text)
+	}
+	verdict := assess(text, !opts.NoClassifier)
+	text = runLayers(text, !opts.Mild, 0, rep.Layers)
+	v := verdict()
+	rep.Score = v.Score
+	if v.Score >= classifier.Threshold {
+		rep.Layers[LayerClassifier] = max(v.Windows, 1)
+	}
+	rep.Flagged = flagged(rep.Layers) || rep.Layers[LayerClassifier] > 0
+	if opts.Datamark {
+		text = addDatamarks(text)
+	}
 	return text, rep
 }
 
-// runLayers runs every layer once, adding to counts.
-func runLayers(s string, aggressive bool, counts map[string]int) string {
+// concurrentAssess is the text size from which the classifier scores the text on
+// another goroutine while the layers run: on a page of this size the goroutine
+// costs a thousandth of the work, and on a machine with a core to spare the
+// classifier then adds nothing to the wall time.
+const concurrentAssess = 32 << 10
+
+// assess starts the classifier on the original text (it folds invisible and
+// look-alike characters itself, and the layers' markers would hide the phrases it
+// weighs) and returns a function that waits for its verdict.
+func assess(text string, on bool) func() classifier.Assessment {
+	if !on {
+		return func() classifier.Assessment { return classifier.Assessment{} }
+	}
+	if len(text) < concurrentAssess {
+		v := classifier.Assess(text)
+		return func() classifier.Assessment { return v }
+	}
+	done := make(chan classifier.Assessment, 1)
+	go func() { done <- classifier.Assess(text) }()
+	return func() classifier.Assessment { return <-done }
+}
+
+func flagged(counts map[string]int) bool {
+	return counts[LayerRolePrefix] > 0 || counts[LayerInstructionPattern] > 0 || counts[LayerBreakout] > 0
+}
+
+// runLayers runs every layer once, adding to counts. depth counts the levels of
+// text found inside other text (decoded base64, a reversed run) it is in.
+func runLayers(s string, aggressive bool, depth int, counts map[string]int) string {
+	inner := func(text string, depth int) (bool, map[string]int) {
+		c := make(map[string]int, len(Layers))
+		runLayers(text, aggressive, depth, c)
+		return flagged(c), c
+	}
+	// Before the unicode layer drops the bidi controls that show where text is
+	// reversed.
+	s = neutralizeReversed(s, depth, inner, counts)
+
 	var zw, uni int
 	s, zw, uni = normalizeInvisible(s)
 	counts[LayerZeroWidth] += zw
@@ -108,22 +174,27 @@ func runLayers(s string, aggressive bool, counts map[string]int) string {
 
 	s = runRunLayers(s, aggressive, counts)
 
-	var wrap, tok, hashTok, role, brk int
+	patterns := counts[LayerInstructionPattern] + counts[LayerRolePrefix] + counts[LayerBreakout]
+	var wrap, tok, hashTok, role, jsonTok, links, brk, brkTok int
 	// A wrapper tag in the content is a context breakout: the wrappers neutralize it
 	// anyway, but counting it here flags the page and shows in `ai-server sanitize`.
 	s, wrap = neutralizeFoldedWrapperTags(s)
 	s, tok = neutralizeTokens(s, aggressive)
 	s, hashTok, role = neutralizeLineStarts(s, aggressive)
-	s, brk = neutralizeBreakouts(s, aggressive)
-	counts[LayerInstructionPattern] += tok + hashTok
+	s, jsonTok = neutralizeToolJSON(s)
+	s, links = neutralizeExfilLinks(s, aggressive)
+	s = neutralizeEncoded(s, depth, inner, counts)
+	s, brk, brkTok = neutralizeBreakouts(s, aggressive)
+	counts[LayerInstructionPattern] += tok + hashTok + jsonTok + brkTok
 	counts[LayerRolePrefix] += role
-	counts[LayerBreakout] += brk + wrap
+	counts[LayerBreakout] += brk + wrap + links
 
 	// A marker can complete a run: a ']' before nine more, a "removed]" before nine
 	// more such words, two lines that became the same line. Only the run layers can
 	// react to a marker (no pattern starts with a bracket), and trimming a run never
 	// creates a pattern here because the runs were already trimmed once.
-	if wrap+tok+hashTok+role+brk > 0 && markersMayCompleteRun(s, aggressive) {
+	if counts[LayerInstructionPattern]+counts[LayerRolePrefix]+counts[LayerBreakout] > patterns &&
+		markersMayCompleteRun(s, aggressive) {
 		s = runRunLayers(s, aggressive, counts)
 	}
 	return s

@@ -328,16 +328,6 @@ func colonAt(s string, i int) int {
 	return -1
 }
 
-// confusable folds Cyrillic and Greek capitals and lower-case letters that look like
-// Latin ones, so "SYSТEM:" with a Cyrillic Т is still a role prefix. NFKC leaves them.
-var confusable = map[rune]byte{
-	'А': 'a', 'В': 'b', 'Е': 'e', 'К': 'k', 'М': 'm', 'Н': 'h', 'О': 'o', 'Р': 'p',
-	'С': 'c', 'Т': 't', 'Х': 'x', 'У': 'y', 'І': 'i', 'Ѕ': 's',
-	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'у': 'y', 'х': 'x', 'і': 'i', 'ѕ': 's',
-	'Α': 'a', 'Β': 'b', 'Ε': 'e', 'Ζ': 'z', 'Η': 'h', 'Ι': 'i', 'Κ': 'k', 'Μ': 'm',
-	'Ν': 'n', 'Ο': 'o', 'Ρ': 'p', 'Τ': 't', 'Υ': 'y', 'Χ': 'x', 'ο': 'o', 'ι': 'i',
-}
-
 // letterAt returns the lower-case Latin letter at i (folding look-alikes) and its size.
 func letterAt(s string, i int) (byte, int) {
 	if i >= len(s) {
@@ -351,7 +341,7 @@ func letterAt(s string, i int) (byte, int) {
 		return c + 'a' - 'A', 1
 	case c >= utf8.RuneSelf:
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if l, ok := confusable[r]; ok {
+		if l := lookalikeLetter(r); l != 0 {
 			return l, size
 		}
 	}

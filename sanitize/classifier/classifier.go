@@ -43,6 +43,18 @@ func Flagged(text string) bool {
 	return Score(text) >= Threshold
 }
 
+// An Assessment is what the classifier finds in one text.
+type Assessment struct {
+	Score   float64 // as Score returns it
+	Windows int     // how many windows scored at or over Threshold
+}
+
+// Assess scores text as Score does and also counts the windows that reach
+// Threshold, so a caller can tell one suspicious passage from a page full of them.
+func Assess(text string) Assessment {
+	return embedded().Assess(text, Threshold)
+}
+
 // maxScan bounds the bytes Score reads of one text (8 MiB, some 50 ms); maxSlices is
 // how many slices a longer text is sampled in.
 const (
@@ -71,7 +83,7 @@ type Model struct {
 }
 
 // modelMagic starts a model file; its last byte is the format version.
-const modelMagic = "AILABPI\x02"
+const modelMagic = "AILABPI\x03"
 
 // NewModel returns a model with the given bias and 1<<TableBits weights, quantized
 // to 16 bits: a 512 KB table stays in a core's L2 cache, which is what makes Score
@@ -135,22 +147,37 @@ var scanners = sync.Pool{New: func() any { return new(scanner) }}
 
 // Score is the package-level Score with this model's weights.
 func (m *Model) Score(text string) float64 {
+	return m.Assess(text, 1).Score
+}
+
+// Assess is the package-level Assess with this model's weights and the given
+// threshold.
+func (m *Model) Assess(text string, threshold float64) Assessment {
 	s := scanners.Get().(*scanner)
 	defer scanners.Put(s)
 	s.w, s.bias, s.scale, s.shift, s.collect = m.w, m.bias, m.scale, 64-TableBits, false
+	s.hitLogit = logit(threshold)
 
 	best := float32(math.Inf(-1))
+	over := 0
 	for _, slice := range slices(text) {
 		s.reset()
 		s.scan(slice)
 		if s.scored && s.best > best {
 			best = s.best
 		}
+		over += s.over
 	}
 	if math.IsInf(float64(best), -1) {
-		return 0 // nothing to read: no letters, digits or role punctuation
+		return Assessment{} // nothing to read: no letters, digits or role punctuation
 	}
-	return sigmoid(best)
+	return Assessment{Score: sigmoid(best), Windows: over}
+}
+
+// logit is the inverse of sigmoid, clamped so that 0 and 1 stay finite.
+func logit(p float64) float32 {
+	p = min(max(p, 1e-9), 1-1e-9)
+	return float32(math.Log(p / (1 - p)))
 }
 
 // slices returns text, or for a text over maxScan bytes the evenly spaced slices
@@ -203,8 +230,8 @@ func Windows(text string) []Window {
 }
 
 // WindowLogit is the model's log-odds for one window's features: the bias plus the
-// sum of the features' weights over the square root of their number, which keeps
-// short and long windows on one scale.
+// sum of the features' weights times Norm of their number, which keeps short and
+// long windows on one scale.
 func (m *Model) WindowLogit(features []uint32) float32 {
 	if len(features) == 0 {
 		return m.bias
@@ -213,5 +240,5 @@ func (m *Model) WindowLogit(features []uint32) float32 {
 	for _, f := range features {
 		sum += int32(m.w[f])
 	}
-	return m.bias + m.scale*float32(sum)/float32(math.Sqrt(float64(len(features))))
+	return m.bias + m.scale*float32(sum)*Norm(len(features))
 }

@@ -13,6 +13,18 @@ import (
 // random read per word that missed the cache) for a few points of recall.
 const TableBits = 18
 
+// MinNorm is the fewest features a window's sum is divided by the square root of.
+// A text of one or two words has a handful of features, and without the floor a
+// single word that is common in attacks ("hidden", "system") would carry a search
+// title over the threshold on its own; with it, a short text needs several
+// such words to score high.
+const MinNorm = 16
+
+// Norm is the value of each of n features in a window: 1/sqrt(max(n, MinNorm)).
+func Norm(n int) float32 {
+	return float32(1 / math.Sqrt(float64(max(n, MinNorm))))
+}
+
 // Window geometry: a window is two consecutive chunks, so windows are about
 // 2*chunkWords words long and overlap by half. Sharing chunks is what makes the
 // windows cheap: every feature is hashed and looked up once, and a window's sum is
@@ -88,6 +100,8 @@ type scanner struct {
 	havePrev     bool
 	scored       bool    // some window was scored
 	best         float32 // best window logit so far
+	hitLogit     float32 // scoring mode: the logit a window must reach to count in over
+	over         int     // windows whose logit reached hitLogit
 
 	// Collecting mode.
 	collect    bool
@@ -138,7 +152,7 @@ func (s *scanner) reset() {
 		s.cacheFor = &s.w[0]
 	}
 	s.sum, s.prevSum, s.n, s.prevN, s.words = 0, 0, 0, 0, 0
-	s.havePrev, s.scored, s.best = false, false, 0
+	s.havePrev, s.scored, s.best, s.over = false, false, 0, 0
 	s.feats, s.chunks = s.feats[:0], s.chunks[:0]
 	s.chunkStart, s.chunkFeat, s.pos = 0, 0, 0
 	s.tlen, s.tokStart, s.tokHash, s.runes = 0, 0, 0, 0
@@ -243,9 +257,12 @@ func (s *scanner) endChunk() {
 }
 
 func (s *scanner) window(sum, n int32) {
-	logit := s.bias + s.scale*float32(sum)/float32(math.Sqrt(float64(n)))
+	logit := s.bias + s.scale*float32(sum)*Norm(int(n))
 	if !s.scored || logit > s.best {
 		s.best, s.scored = logit, true
+	}
+	if logit >= s.hitLogit {
+		s.over++
 	}
 }
 
@@ -278,12 +295,9 @@ func (s *scanner) scan(text string) {
 		c := text[i]
 		if c < utf8.RuneSelf {
 			switch asciiClass[c] {
-			case clsLower:
-				s.addASCII(i, c, true)
-			case clsUpper:
-				s.addASCII(i, c+'a'-'A', true)
-			case clsDigit:
-				s.addASCII(i, c, false)
+			case clsLower, clsUpper, clsDigit:
+				i = s.asciiWord(text, i)
+				continue
 			case clsSpecial:
 				s.endWord(i)
 				j := i + 1
@@ -305,6 +319,50 @@ func (s *scanner) scan(text string) {
 	}
 	s.finish(len(text))
 }
+
+// asciiWord appends the run of ASCII letters and digits at text[i:] to the current
+// word and returns where the run ends. It is the hot loop of Score on English text.
+func (s *scanner) asciiWord(text string, i int) int {
+	if s.runes == 0 {
+		s.tokStart = i
+	}
+	j := i
+	var kinds byte
+	for ; j < len(text); j++ {
+		c := text[j]
+		if c >= utf8.RuneSelf {
+			break
+		}
+		b := wordByte[c]
+		if b == 0 {
+			break
+		}
+		if s.tlen < maxToken {
+			s.tok[s.tlen] = b
+			s.tlen++
+		}
+		kinds |= b>>6 + 1 // 1 for a digit ('0'-'9' < 64), 2 for a letter
+	}
+	s.runes += j - i
+	if kinds&2 != 0 {
+		s.hasLetter, s.hasASCII = true, true
+	}
+	if kinds&1 != 0 {
+		s.hasDigit = true
+	}
+	return j
+}
+
+// wordByte maps an ASCII letter or digit to itself lower-cased, anything else to 0.
+var wordByte = func() (t [128]byte) {
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c
+	}
+	for c := byte('a'); c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = c, c
+	}
+	return t
+}()
 
 // addASCII appends an ASCII letter or digit to the current word.
 func (s *scanner) addASCII(i int, c byte, letter bool) {

@@ -35,9 +35,12 @@ const (
 	catWeb          = "web"
 	catNews         = "news"
 	catEmail        = "email"
+	catSnippet      = "snippet" // a short excerpt of a benign text, cut by training
 )
 
-func benign(cat string) bool { return cat == catWeb || cat == catNews || cat == catEmail }
+func benign(cat string) bool {
+	return cat == catWeb || cat == catNews || cat == catEmail || cat == catSnippet
+}
 
 func loadDir(dir string) ([]example, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
@@ -126,6 +129,7 @@ func buildSets(all []example) sets {
 	}
 	for i := range parts {
 		parts[i] = append(parts[i], embedAll(parts[i], uint64(i))...)
+		parts[i] = append(parts[i], snippetsOf(parts[i], uint64(i))...)
 	}
 	return sets{train: parts[splitTrain], calib: parts[splitCalib], test: parts[splitTest]}
 }
@@ -186,6 +190,39 @@ func embed(rng *rand.Rand, host, inj example, cat string) example {
 	start := len(before) + len(sep)
 	return example{Text: text, Label: 1, Cat: cat, Src: inj.Src + " in " + host.Src, Group: inj.Group,
 		injStart: start, injEnd: start + len(inj.Text)}
+}
+
+// snippetsPerText and maxSnippetWords shape the short benign texts training cuts
+// from each benign text: search titles and snippets, headings and single lines are
+// what the classifier scores most often, and a model that has only seen whole pages
+// takes a lone "system" or "hidden instructions" for an attack.
+const (
+	snippetsPerText = 4
+	maxSnippetWords = 24
+)
+
+// snippetsOf returns short excerpts (1 to maxSnippetWords words) of the benign
+// texts in exs, in the same split.
+func snippetsOf(exs []example, seed uint64) []example {
+	rng := rand.New(rand.NewPCG(seed, 0x5a1bbe7))
+	var out []example
+	for _, e := range exs {
+		if e.Cat != catWeb && e.Cat != catNews && e.Cat != catEmail {
+			continue
+		}
+		words := len(strings.Fields(e.Text))
+		if words == 0 {
+			continue
+		}
+		for range snippetsPerText {
+			n := 1 + rng.IntN(min(maxSnippetWords, words))
+			from := rng.IntN(words - n + 1)
+			if t := excerptOf(e.Text, from, n); t != "" {
+				out = append(out, example{Text: t, Label: 0, Cat: catSnippet, Src: e.Src, Group: e.Group})
+			}
+		}
+	}
+	return out
 }
 
 func pick(rng *rand.Rand, list []string) string { return list[rng.IntN(len(list))] }

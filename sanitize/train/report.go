@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ailab/ai-lab/sanitize"
 	"github.com/ailab/ai-lab/sanitize/classifier"
 )
 
@@ -13,16 +14,26 @@ import (
 const calibFPR = 0.005
 
 // chooseThreshold returns the lowest score that flags at most calibFPR of the benign
-// calibration texts.
+// calibration texts, of the whole texts and of the short excerpts each: the
+// excerpts outnumber the pages, and a threshold fitted to their mix alone would
+// flag too many pages.
 func chooseThreshold(m *classifier.Model, calib []example) float64 {
-	var scores []float64
+	var pages, snippets []float64
 	for _, e := range calib {
-		if benign(e.Cat) {
-			scores = append(scores, m.Score(e.Text))
+		switch {
+		case e.Cat == catSnippet:
+			snippets = append(snippets, m.Score(e.Text))
+		case benign(e.Cat):
+			pages = append(pages, m.Score(e.Text))
 		}
 	}
+	return max(thresholdFor(pages), thresholdFor(snippets))
+}
+
+// thresholdFor returns the lowest score that flags at most calibFPR of scores.
+func thresholdFor(scores []float64) float64 {
 	if len(scores) == 0 {
-		return 0.5
+		return 0
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(scores)))
 	allowed := int(calibFPR * float64(len(scores))) // texts that may score at or above
@@ -32,7 +43,7 @@ func chooseThreshold(m *classifier.Model, calib []example) float64 {
 }
 
 // reportOrder lists the categories in the order the report prints them.
-var reportOrder = []string{catHijack, catHijackWeb, catJailbreak, catTask, catTaskWeb, catTaskEmbedded, catWeb, catNews, catEmail}
+var reportOrder = []string{catHijack, catHijackWeb, catJailbreak, catTask, catTaskWeb, catTaskEmbedded, catWeb, catNews, catEmail, catSnippet}
 
 var catNames = map[string]string{
 	catHijack:       "direct hijacks",
@@ -44,9 +55,18 @@ var catNames = map[string]string{
 	catWeb:          "benign web text",
 	catNews:         "benign news",
 	catEmail:        "benign emails",
+	catSnippet:      "benign short excerpts (1-24 words)",
 }
 
-type tally struct{ n, flagged int }
+// A tally counts one category: its texts, those the classifier flags, and those
+// the sanitizer as shipped flags (its patterns or the classifier).
+type tally struct{ n, flagged, withPatterns int }
+
+// patternsFlag reports whether the sanitizer's pattern layers alone flag text.
+func patternsFlag(text string) bool {
+	_, rep := sanitize.Sanitize(text, sanitize.Options{NoClassifier: true})
+	return rep.Flagged
+}
 
 // evaluate scores every held-out and calibration text with the real Score path and
 // reports recall (attacks) or false-positive rate (benign) per category, and the
@@ -66,37 +86,45 @@ func evaluate(m *classifier.Model, threshold float64, s sets) string {
 				t[e.Cat] = c
 			}
 			c.n++
-			if m.Score(e.Text) >= threshold {
+			hit := m.Score(e.Text) >= threshold
+			if hit {
 				c.flagged++
 			}
+			if hit || patternsFlag(e.Text) {
+				c.withPatterns++
+			}
 		}
-		var fp, nb, tp, np int
+		var fp, nb, tp, np, fpAll, tpAll int
 		for cat, c := range t {
 			if benign(cat) {
 				fp += c.flagged
+				fpAll += c.withPatterns
 				nb += c.n
 			} else if cat != catHijackWeb && cat != catTaskWeb {
 				tp += c.flagged
+				tpAll += c.withPatterns
 				np += c.n
 			}
 		}
 		fmt.Fprintf(&b, "%s\n", part.name)
-		fmt.Fprintf(&b, "  %-45s %6s %8s %9s %7s\n", "category", "n", "flagged", "precision", "recall")
+		fmt.Fprintf(&b, "  %-45s %6s %8s %9s %7s  %s\n", "category", "n", "flagged", "precision", "recall", "with the patterns")
 		for _, cat := range reportOrder {
 			c := t[cat]
 			if c == nil {
 				continue
 			}
 			rate := float64(c.flagged) / float64(c.n)
+			all := float64(c.withPatterns) / float64(c.n)
 			if benign(cat) {
-				fmt.Fprintf(&b, "  %-45s %6d %8d %9s %7s  FPR %.3f\n", catNames[cat], c.n, c.flagged, "", "", rate)
+				fmt.Fprintf(&b, "  %-45s %6d %8d %9s %7s  FPR %.3f  FPR %.3f\n", catNames[cat], c.n, c.flagged, "", "", rate, all)
 				continue
 			}
 			prec := float64(c.flagged) / float64(c.flagged+fp)
-			fmt.Fprintf(&b, "  %-45s %6d %8d %9.3f %7.3f\n", catNames[cat], c.n, c.flagged, prec, rate)
+			fmt.Fprintf(&b, "  %-45s %6d %8d %9.3f %7.3f  recall %.3f\n", catNames[cat], c.n, c.flagged, prec, rate, all)
 		}
-		fmt.Fprintf(&b, "  %-45s %6d %8d %9.3f %7.3f  FPR %.3f\n\n", "all (pages built by training left out)", np+nb, tp+fp,
-			float64(tp)/float64(max(tp+fp, 1)), float64(tp)/float64(max(np, 1)), float64(fp)/float64(max(nb, 1)))
+		fmt.Fprintf(&b, "  %-45s %6d %8d %9.3f %7.3f  FPR %.3f  recall %.3f FPR %.3f\n\n", "all (pages built by training left out)", np+nb, tp+fp,
+			float64(tp)/float64(max(tp+fp, 1)), float64(tp)/float64(max(np, 1)), float64(fp)/float64(max(nb, 1)),
+			float64(tpAll)/float64(max(np, 1)), float64(fpAll)/float64(max(nb, 1)))
 	}
 	return b.String()
 }

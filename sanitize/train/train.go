@@ -82,7 +82,7 @@ func instances(exs []example) []instance {
 }
 
 // train fits logistic regression with AdaGrad on the examples' windows. A window's
-// features each have the value 1/sqrt(count), as in classifier.Model.WindowLogit.
+// features each have the value classifier.Norm(count), as in classifier.Model.WindowLogit.
 // It is deterministic: a fixed shuffle seed and one goroutine.
 func train(exs []example, cfg config) *classifier.Model {
 	data := instances(exs)
@@ -101,7 +101,7 @@ func train(exs []example, cfg config) *classifier.Model {
 			if len(in.feats) == 0 {
 				continue
 			}
-			v := 1 / math.Sqrt(float64(len(in.feats)))
+			v := float64(classifier.Norm(len(in.feats)))
 			z := bias
 			for _, f := range in.feats {
 				z += w[f] * v

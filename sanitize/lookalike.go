@@ -1,0 +1,175 @@
+package sanitize
+
+import (
+	"math/bits"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Look-alike letters are letters of other scripts, or Latin letters outside ASCII,
+// that read as an ASCII letter and that NFKC keeps apart: a Cyrillic 'о', an
+// Armenian 'ո' (n), a Latin script 'ɡ', a small capital 'ꜱ'. The table holds the
+// ones attackers use; each belongs to a group, its script.
+//
+// The unicode layer folds the look-alikes of a word to ASCII when the word is a
+// disguise rather than a language:
+//
+//   - it holds ASCII letters and look-alikes of Cyrillic, Greek or Armenian
+//     ("ignоre" with a Cyrillic 'о');
+//   - it holds look-alikes of two groups or more ("іɡոоrе": Cyrillic, Latin,
+//     Armenian);
+//   - it is made only of Latin look-alikes (small capitals, 'ɡ', 'ɑ') and ASCII
+//     letters, two letters at least ("ꜱʏꜱᴛᴇᴍ", "iɡnore").
+//
+// A word written wholly in Cyrillic, Greek or Armenian is left alone, and so is IPA
+// with other phonetic letters ("ˈɪŋɡlɪʃ") and a lone small capital. Turkish 'ı' is
+// no look-alike: "kadın" is a word.
+
+// Groups of look-alikes.
+const (
+	groupCyrillic = 1 << iota
+	groupGreek
+	groupArmenian
+	groupLatin // non-ASCII Latin: small capitals and IPA letters
+)
+
+type lookalikeEntry struct {
+	letter byte // the lower-case ASCII letter it reads as
+	group  uint8
+}
+
+// lookalikes maps each look-alike to its letter and group.
+var lookalikes = func() map[rune]lookalikeEntry {
+	m := map[rune]lookalikeEntry{}
+	add := func(group uint8, pairs string) {
+		rs := []rune(pairs)
+		for i := 0; i+1 < len(rs); i += 2 {
+			m[rs[i]] = lookalikeEntry{byte(rs[i+1]), group}
+		}
+	}
+	add(groupCyrillic, "АaВbЕeКkМmНhОoРpСcТtХxУyІiЅsЈjԚqԜwҮyҺhӀlѴv"+
+		"аaеeоoрpсcуyхxіiѕsјjһhԁdԛqԝwӏlѵvүyкkѡw")
+	add(groupGreek, "ΑaΒbΕeΖzΗhΙiΚkΜmΝnΟoΡpΤtΥyΧxϹc"+
+		"οoιiαaνvκkρpυuϲcϳjγyηnωwχx")
+	add(groupArmenian, "ոnսuօoհhցgզqՕoՍuՏs")
+	add(groupLatin, "ɡgɑaɩiȷj"+
+		"ᴀaʙbᴄcᴅdᴇeꜰfɢgʜhɪiᴊjᴋkʟlᴍmɴnᴏoᴘpꞯqʀrꜱsᴛtᴜuᴠvᴡwʏyᴢz")
+	return m
+}()
+
+// lookalikeLead marks the UTF-8 lead bytes every look-alike starts with: C8–D6
+// (U+0200–U+05BF: IPA, Greek, Cyrillic, Armenian), E1 (small capitals U+1D00–),
+// EA (U+A700–: 'ꜱ', 'ꞯ'). No continuation byte has these values.
+var lookalikeLead = func() (t [256]bool) {
+	for r := range lookalikes {
+		var b [4]byte
+		utf8.EncodeRune(b[:], r)
+		t[b[0]] = true
+	}
+	return t
+}()
+
+// lookalikeLetter returns the lower-case ASCII letter r reads as, or 0.
+func lookalikeLetter(r rune) byte {
+	if r < 0x200 {
+		return 0 // Latin-1 and Latin Extended-A: real letters, and 'ı'
+	}
+	return lookalikes[r].letter
+}
+
+// foldLookalikes folds the look-alikes of every word that is a disguise (see the
+// top of this file) and counts the words it changed.
+func foldLookalikes(s string) (string, int) {
+	e := editor{src: s}
+	n := 0
+	for i := 0; i < len(s); {
+		p := nextLookalikeLead(s, i)
+		if p == len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[p:])
+		if lookalikeLetter(r) == 0 {
+			i = p + size
+			continue
+		}
+		ws, we := wordAround(s, p, p+size)
+		if word := s[ws:we]; disguisedWord(word) {
+			e.replace(ws, we, strings.Map(foldLookalike, word))
+			n++
+		}
+		i = we
+	}
+	return e.result(), n
+}
+
+// nextLookalikeLead returns the index of the next byte at or after i that
+// lookalikeLead marks, or len(s), eight ASCII bytes per step.
+func nextLookalikeLead(s string, i int) int {
+	for i < len(s) {
+		if i+8 <= len(s) && load64(s, i)&highBits == 0 {
+			i += 8
+			continue
+		}
+		if lookalikeLead[s[i]] {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// disguisedWord applies the rules at the top of this file to a word.
+func disguisedWord(word string) bool {
+	var groups uint8
+	ascii, letters, other := false, 0, false
+	for _, r := range word {
+		letters++
+		switch {
+		case r < utf8.RuneSelf:
+			ascii = true
+		case lookalikeLetter(r) != 0:
+			groups |= lookalikes[r].group
+		default:
+			other = true
+		}
+	}
+	switch {
+	case ascii && groups&(groupCyrillic|groupGreek|groupArmenian) != 0:
+		return true
+	case bits.OnesCount8(groups) >= 2:
+		return true
+	}
+	return groups == groupLatin && !other && letters >= 2
+}
+
+// foldLookalike maps a look-alike to the ASCII letter of the same case.
+func foldLookalike(r rune) rune {
+	l := lookalikeLetter(r)
+	if l == 0 {
+		return r
+	}
+	if unicode.IsUpper(r) {
+		return rune(l - 'a' + 'A')
+	}
+	return rune(l)
+}
+
+// wordAround widens [start, end) to the run of letters around it.
+func wordAround(s string, start, end int) (int, int) {
+	for start > 0 {
+		r, sz := utf8.DecodeLastRuneInString(s[:start])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		start -= sz
+	}
+	for end < len(s) {
+		r, sz := utf8.DecodeRuneInString(s[end:])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		end += sz
+	}
+	return start, end
+}
