@@ -107,6 +107,12 @@ type WebConfig struct {
 type SanitizeConfig struct {
 	Enabled    bool `mapstructure:"enabled"`
 	Aggressive bool `mapstructure:"aggressive"`
+	// Classifier adds the learned injection classifier's score to the pattern
+	// layers (a page it flags gets a warning note); false leaves the patterns alone.
+	Classifier bool `mapstructure:"classifier"`
+	// Datamark marks every word boundary of outside text with ˆ and tells the
+	// model in the system prompt that marked text is data (spotlighting).
+	Datamark bool `mapstructure:"datamark"`
 }
 
 // TrackingConfig bounds how execution ids are checked in replies.
@@ -154,7 +160,7 @@ func Default() *Config {
 			BlockDomains:       []string{},
 			SearchInterval:     time.Second,
 		},
-		Sanitize: SanitizeConfig{Enabled: true, Aggressive: true},
+		Sanitize: SanitizeConfig{Enabled: true, Aggressive: true, Classifier: true},
 		Tracking: TrackingConfig{Window: 5 * time.Minute, MaxValidationRetries: 2},
 		Tracing:  TracingConfig{RetentionAge: 720 * time.Hour, RetentionCount: 10000},
 		MCP:      MCPConfig{Servers: []MCPServer{}},

@@ -220,7 +220,7 @@ func TestEveryKeyIsOverridable(t *testing.T) {
 		"web.fetch_timeout": "3s", "web.max_page_bytes": "1000", "web.max_chars": "10",
 		"web.allow_private_addresses": "true", "web.allow_domains": "a.com", "web.block_domains": "b.com",
 		"web.search_interval": "2s",
-		"sanitize.enabled":    "false", "sanitize.aggressive": "false",
+		"sanitize.enabled":    "false", "sanitize.aggressive": "false", "sanitize.classifier": "false", "sanitize.datamark": "true",
 		"tracking.window": "1m", "tracking.max_validation_retries": "5",
 		"tracing.otlp_endpoint": "http://127.0.0.1:4318", "tracing.retention_age": "1h", "tracing.retention_count": "5",
 	}
@@ -258,7 +258,7 @@ func TestEveryKeyRefusesABadEnvValue(t *testing.T) {
 		"web.max_results": "5.5", "web.cache_ttl": "15", "web.fetch_timeout": "0s", "web.max_page_bytes": "5MiB",
 		"web.max_chars": "-1", "web.allow_private_addresses": "1.5", "web.allow_domains": "https://a.com",
 		"web.block_domains": "a.com/path", "web.search_interval": "soon",
-		"sanitize.enabled": "on", "sanitize.aggressive": "2",
+		"sanitize.enabled": "on", "sanitize.aggressive": "2", "sanitize.classifier": "maybe", "sanitize.datamark": "yes please",
 		"tracking.window": "5", "tracking.max_validation_retries": "11",
 		"tracing.otlp_endpoint": "collector:4318", "tracing.retention_age": "30d", "tracing.retention_count": "many",
 	}

@@ -34,6 +34,10 @@ type Options struct {
 	SanitizeOff bool
 	// Mild selects the non-aggressive sanitizer (sanitize.aggressive: false).
 	Mild bool
+	// NoClassifier leaves the learned classifier out (sanitize.classifier: false).
+	NoClassifier bool
+	// Datamark marks outside text's word boundaries (sanitize.datamark).
+	Datamark bool
 	// MaxChars bounds the text of one result; 0 means DefaultMaxChars.
 	MaxChars int
 	// Backoff is how long to wait before the next start of a server that has

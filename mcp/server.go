@@ -377,7 +377,7 @@ func (o Options) clean(text string) string {
 	if o.SanitizeOff {
 		return strings.ToValidUTF8(text, "\uFFFD")
 	}
-	out, _ := sanitize.Sanitize(text, sanitize.Options{Mild: o.Mild})
+	out, _ := sanitize.Sanitize(text, sanitize.Options{Mild: o.Mild, NoClassifier: o.NoClassifier, Datamark: o.Datamark})
 	return out
 }
 

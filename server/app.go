@@ -99,6 +99,7 @@ func Open(ctx context.Context, cfg *config.Config, models Models, log *slog.Logg
 		// their tools join the registry as each one is ready.
 		h, err := mcp.Start(context.WithoutCancel(ctx), MCPServers(cfg), mcp.Options{
 			SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive,
+			NoClassifier: !cfg.Sanitize.Classifier, Datamark: cfg.Sanitize.Datamark,
 			Logger: log.With("component", "mcp"), OnChange: s.ToolsChanged,
 		})
 		if err != nil {

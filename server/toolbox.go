@@ -130,7 +130,8 @@ func (ts *toolset) closeNow() {
 // WebTools builds web_search and read_webpage from cfg's web.* and sanitize.* keys.
 func WebTools(cfg *config.Config) []tools.Tool {
 	w := cfg.Web
-	opts := tools.WebOptions{MaxResults: w.MaxResults, MaxChars: w.MaxChars, SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive}
+	opts := tools.WebOptions{MaxResults: w.MaxResults, MaxChars: w.MaxChars, SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive,
+		NoClassifier: !cfg.Sanitize.Classifier, Datamark: cfg.Sanitize.Datamark}
 	searcher := websearch.NewSearcher(websearch.SearchOptions{
 		Endpoint:     w.SearchEndpoint,
 		LiteEndpoint: w.SearchLiteEndpoint,

@@ -15,7 +15,7 @@ import (
 func (r *turnRun) window() []llm.Message {
 	saved, unsaved := r.saved, r.unsaved
 	cur := min(r.t.Start, saved.len())
-	system := systemPrompt(r.reg.names)
+	system := systemPrompt(r.reg.names, r.cfg.Sanitize.Enabled && r.cfg.Sanitize.Datamark)
 	// The note that older messages were left out counts against the budget too.
 	budget := r.cfg.LLM.ContextChars - len(system) - len(leftOutNote(saved.len())) - (saved.sums[saved.len()] - saved.sums[cur])
 	for _, m := range unsaved {

@@ -167,7 +167,8 @@ func runMCPList(opts mcpOptions, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	hub, err := mcphub.Start(ctx, server.MCPServers(cfg), mcphub.Options{SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive})
+	hub, err := mcphub.Start(ctx, server.MCPServers(cfg), mcphub.Options{SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive,
+		NoClassifier: !cfg.Sanitize.Classifier, Datamark: cfg.Sanitize.Datamark})
 	if err != nil {
 		return usageError(stderr, "mcp list: %v", err)
 	}

@@ -15,15 +15,17 @@ const defaultSanitizeSource = "stdin"
 
 // sanitizeOptions are the flags of `ai-server sanitize`.
 type sanitizeOptions struct {
-	source       string
-	mild, asJSON bool
+	source                            string
+	mild, asJSON, datamark, noLearned bool
 }
 
 func (o *sanitizeOptions) flagSet() *flag.FlagSet {
 	fs := newFlagSet("sanitize")
 	fs.StringVar(&o.source, "source", defaultSanitizeSource, "the `URL` the text came from, shown in the wrapper")
 	fs.BoolVar(&o.mild, "mild", false, "use the non-aggressive mode (sanitize.aggressive: false)")
-	fs.BoolVar(&o.asJSON, "json", false, `write {"content": ..., "report": ...} with the per-layer counts`)
+	fs.BoolVar(&o.noLearned, "no-classifier", false, "patterns only: leave out the learned classifier (sanitize.classifier: false)")
+	fs.BoolVar(&o.datamark, "datamark", false, "put ˆ between the words of the output (sanitize.datamark)")
+	fs.BoolVar(&o.asJSON, "json", false, `write {"content": ..., "report": ...} with the per-layer counts and the classifier's score`)
 	return fs
 }
 
@@ -46,7 +48,7 @@ func runSanitize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ai-server: sanitize: cannot read stdin: %v\n", err)
 		return exitFailure
 	}
-	text, report := sanitize.Sanitize(string(data), sanitize.Options{Mild: opts.mild})
+	text, report := sanitize.Sanitize(string(data), sanitize.Options{Mild: opts.mild, NoClassifier: opts.noLearned, Datamark: opts.datamark})
 	content := sanitize.WrapWebpage(opts.source, text)
 
 	if !opts.asJSON {
