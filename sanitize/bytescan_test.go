@@ -26,3 +26,21 @@ func TestWordAtATimeHelpers(t *testing.T) {
 		t.Errorf("nextNonASCII = %d, want 20", got)
 	}
 }
+
+// TestWordEnd compares wordEnd with a byte-at-a-time scan at every start of texts
+// that put whitespace, control bytes and UTF-8 at every offset of a word.
+func TestWordEnd(t *testing.T) {
+	texts := []string{"", "a", "abcdefgh", "abcdefghi jk", "\x01\x02abc\x1f def\tg\nh\ri\fj\vk", "héllo wörld ✓✓✓✓ x",
+		"12345678\x0012345678 ", strings.Repeat("ab\x7fcd ", 9)}
+	for _, s := range texts {
+		for i := 0; i <= len(s); i++ {
+			want := i
+			for want < len(s) && !isSpace[s[want]] {
+				want++
+			}
+			if got := wordEnd(s, i); got != want {
+				t.Errorf("wordEnd(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -129,10 +130,7 @@ func collapseWords(s string) (string, int) {
 			i++
 			continue
 		}
-		we := i
-		for we < len(s) && !isSpace[s[we]] {
-			we++
-		}
+		we := wordEnd(s, i)
 		w := s[i:we]
 		count, k, thirdEnd := 1, we, -1
 		for {
@@ -206,6 +204,30 @@ func lineEnd(s string, i int) int {
 }
 
 func isSpaceByte(c byte) bool { return isSpace[c] }
+
+// wordEnd returns the index of the first whitespace byte at or after i, or len(s).
+// It tests eight bytes at a time for one below 0x21, which every whitespace byte is:
+// the lowest flagged byte of the test is exact, and a flagged byte that is not
+// whitespace (a control character) is stepped over.
+func wordEnd(s string, i int) int {
+	for i+8 <= len(s) {
+		x := load64(s, i)
+		m := (x - 0x21*lowBits) &^ x & highBits
+		if m == 0 {
+			i += 8
+			continue
+		}
+		j := i + bits.TrailingZeros64(m)/8
+		if isSpace[s[j]] {
+			return j
+		}
+		i = j + 1
+	}
+	for i < len(s) && !isSpace[s[i]] {
+		i++
+	}
+	return i
+}
 
 // isSpace marks the ASCII whitespace bytes; a table beats a chain of compares in the
 // per-byte loops.
