@@ -56,37 +56,36 @@ func addSeeds(f *testing.F) {
 func FuzzSanitize(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, in string) {
-		for _, mild := range []bool{false, true} {
-			opts := Options{Mild: mild}
+		for _, opts := range []Options{{}, {Mild: true}, {Datamark: true}} {
 			out, rep := Sanitize(in, opts)
 			if !utf8.ValidString(out) {
-				t.Fatalf("mild=%v: invalid UTF-8 out of %q: %q", mild, in, out)
+				t.Fatalf("opts %+v: invalid UTF-8 out of %q: %q", opts, in, out)
 			}
 			if !norm.NFKC.IsNormalString(out) {
-				t.Fatalf("mild=%v: output not in NFKC: %q -> %q", mild, in, out)
+				t.Fatalf("opts %+v: output not in NFKC: %q -> %q", opts, in, out)
 			}
 			if n := wrapperTagCount(out); n != 0 {
-				t.Fatalf("mild=%v: sanitized text holds %d wrapper tags: %q -> %q", mild, n, in, out)
+				t.Fatalf("opts %+v: sanitized text holds %d wrapper tags: %q -> %q", opts, n, in, out)
 			}
 			if len(rep.Layers) != len(Layers) {
-				t.Fatalf("mild=%v: report has %d layers", mild, len(rep.Layers))
+				t.Fatalf("opts %+v: report has %d layers", opts, len(rep.Layers))
 			}
 			if rep.Score < 0 || rep.Score > 1 || math.IsNaN(rep.Score) {
-				t.Fatalf("mild=%v: score %v out of [0,1] for %q", mild, rep.Score, in)
+				t.Fatalf("opts %+v: score %v out of [0,1] for %q", opts, rep.Score, in)
 			}
 			if (rep.Score >= classifier.Threshold) != (rep.Layers[LayerClassifier] > 0) {
-				t.Fatalf("mild=%v: score %v but classifier layer %d", mild, rep.Score, rep.Layers[LayerClassifier])
+				t.Fatalf("opts %+v: score %v but classifier layer %d", opts, rep.Score, rep.Layers[LayerClassifier])
 			}
 			if rep.Layers[LayerClassifier] > 0 && !rep.Flagged {
-				t.Fatalf("mild=%v: classifier fired but the report is not flagged", mild)
+				t.Fatalf("opts %+v: classifier fired but the report is not flagged", opts)
 			}
 			again, rep2 := Sanitize(out, opts)
 			if again != out {
-				t.Fatalf("mild=%v: not idempotent\nin     %q\nonce   %q\ntwice  %q\nreport %v", mild, in, out, again, rep2.Layers)
+				t.Fatalf("opts %+v: not idempotent\nin     %q\nonce   %q\ntwice  %q\nreport %v", opts, in, out, again, rep2.Layers)
 			}
 			for k, v := range rep2.Layers {
 				if v != 0 && k != LayerClassifier {
-					t.Fatalf("mild=%v: second pass still counts %s=%d on %q", mild, k, v, out)
+					t.Fatalf("opts %+v: second pass still counts %s=%d on %q", opts, k, v, out)
 				}
 			}
 		}
