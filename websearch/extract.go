@@ -48,7 +48,16 @@ func extractArticle(page []byte, pageURL *url.URL) article {
 	// A short page that carries its article as JSON-LD (pages drawn by scripts often
 	// do) is left to trafilatura, which reads that articleBody.
 	short := !hasMoreText(doc, shortPageRunes) && !hasJSONLDArticle(gq)
-	res, err := runTrafilatura(doc, pageURL)
+	pruneComments(doc)
+	// readability is trafilatura's first fallback; running it here lets its
+	// article serve both as that fallback and as the second opinion below.
+	readable := runReadability(doc, pageURL)
+	var readableText string
+	if readable != nil {
+		// Rendered now: trafilatura rewrites the candidate in place if it takes it.
+		readableText = renderText(readable)
+	}
+	res, err := runTrafilatura(doc, pageURL, readable)
 	if err == nil && res != nil {
 		if t := cleanText(res.Metadata.Title); t != "" {
 			a.title = t
@@ -60,6 +69,9 @@ func extractArticle(page []byte, pageURL *url.URL) article {
 			a.text = strings.TrimSpace(res.ContentText)
 		}
 	}
+	if !short && sameArticle(a.text, readableText) {
+		a.text = linesAlsoIn(readableText, a.text)
+	}
 	if a.text == "" {
 		// The visible body without page furniture.
 		body := gq.Find("body").Clone()
@@ -69,6 +81,44 @@ func extractArticle(page []byte, pageURL *url.URL) article {
 		}
 	}
 	return a
+}
+
+// pruneComments removes reader comment sections. trafilatura does this only
+// when it favours precision; otherwise, with comments excluded, it still
+// often takes a long comment thread for part of the article.
+func pruneComments(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && isCommentSection(c) {
+			n.RemoveChild(c)
+		} else {
+			pruneComments(c)
+		}
+		c = next
+	}
+}
+
+// isCommentSection is trafilatura's own test for a comment section (its
+// RemovedComments rule).
+func isCommentSection(n *html.Node) bool {
+	switch n.Data {
+	case "div", "ol", "ul", "dl", "section":
+	default:
+		return false
+	}
+	var id, class string
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "id":
+			id = a.Val
+		case "class":
+			class = a.Val
+		}
+	}
+	lid, lclass := strings.ToLower(id), strings.ToLower(class)
+	return strings.HasPrefix(lid, "comment") || strings.HasPrefix(lclass, "comment") ||
+		strings.Contains(class, "article-comments") || strings.Contains(class, "post-comments") ||
+		strings.HasPrefix(id, "comol") || strings.HasPrefix(id, "disqus_thread") || strings.HasPrefix(id, "dsq-comments")
 }
 
 // hasJSONLDArticle reports whether the page has JSON-LD metadata with an articleBody.
@@ -115,17 +165,21 @@ func hasMoreText(doc *html.Node, limit int) bool {
 
 // runTrafilatura extracts the main content. A panic inside the extractor on
 // hostile markup must cost one page, not the server, so it becomes an error.
-func runTrafilatura(doc *html.Node, pageURL *url.URL) (res *trafilatura.ExtractResult, err error) {
+func runTrafilatura(doc *html.Node, pageURL *url.URL, readable *html.Node) (res *trafilatura.ExtractResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("extractor failed: %v", r)
 		}
 	}()
 	return trafilatura.ExtractDocument(doc, trafilatura.Options{
-		OriginalURL:     pageURL,
-		EnableFallback:  true,
-		ExcludeComments: true,
-		Deduplicate:     true,
+		OriginalURL:    pageURL,
+		EnableFallback: true,
+		// nil makes trafilatura run readability itself.
+		FallbackCandidates: &trafilatura.FallbackCandidates{Readability: readable},
+		ExcludeComments:    true,
+		// Deduplication drops a paragraph that repeats an earlier one, but a
+		// repeated line (a refrain, a recurring table row) is part of the text.
+		Deduplicate: false,
 		// Dates are not used and their search is the slowest part of extraction.
 		HtmlDateMode: trafilatura.Disabled,
 	})
