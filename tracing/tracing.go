@@ -21,13 +21,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net/url"
+	"os"
 	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -67,46 +66,15 @@ type Exporter struct {
 // collector at endpoint: "http://host:4318" or "https://host:4318" (spans go
 // to /v1/traces), a URL with its own path (used as is), or a bare "host:port"
 // (plain HTTP, as local collectors listen). Nothing is sent until a chain is
-// exported; call Shutdown to flush before exit.
-func New(ctx context.Context, endpoint string) (*Exporter, error) {
-	opts, err := endpointOptions(endpoint)
+// exported, so ctx is not used; call Shutdown to flush before exit.
+// OTEL_EXPORTER_OTLP_HEADERS and the other variables of the OTLP exporter
+// configuration (see otlpExporter) apply.
+func New(_ context.Context, endpoint string) (*Exporter, error) {
+	exp, err := newOTLPExporter(endpoint, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := otlptracehttp.New(ctx, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("start the OTLP exporter for %s: %w", endpoint, err)
-	}
 	return newExporter(sdktrace.NewBatchSpanProcessor(exp)), nil
-}
-
-// endpointOptions turns the configured endpoint into exporter options.
-func endpointOptions(endpoint string) ([]otlptracehttp.Option, error) {
-	endpoint = strings.TrimSpace(endpoint)
-	bad := fmt.Errorf("tracing.otlp_endpoint %q is not an OTLP/HTTP address; use a URL like http://127.0.0.1:4318 or host:port", endpoint)
-	if endpoint == "" {
-		return nil, bad
-	}
-	if !strings.Contains(endpoint, "://") {
-		u, err := url.Parse("http://" + endpoint)
-		if err != nil || u.Host == "" || u.Path != "" {
-			return nil, bad
-		}
-		return []otlptracehttp.Option{otlptracehttp.WithEndpoint(u.Host), otlptracehttp.WithInsecure()}, nil
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, bad
-	}
-	if u.Path == "" || u.Path == "/" {
-		// WithEndpointURL would post to "/"; WithEndpoint adds the standard /v1/traces.
-		opts := []otlptracehttp.Option{otlptracehttp.WithEndpoint(u.Host)}
-		if u.Scheme == "http" {
-			opts = append(opts, otlptracehttp.WithInsecure())
-		}
-		return opts, nil
-	}
-	return []otlptracehttp.Option{otlptracehttp.WithEndpointURL(endpoint)}, nil
 }
 
 // NewWithProcessor returns an Exporter that hands its spans to sp; tests pass

@@ -1,39 +1,74 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
 // BenchmarkStartup builds ai-server and ai-client as a user would (go build)
-// and measures how long a command that does no work takes from exec to exit,
-// and how much memory it holds (max resident set): the cost every ai-server
-// subcommand and every ai-client -p pays before it does anything.
+// and measures commands that do little or no work, from exec to exit: the
+// p50 time, the peak resident set of any run, and the binary's size, plain
+// and with -ldflags="-s -w" (no symbol table, no DWARF). This is the cost
+// every ai-server subcommand and every ai-client -p pays before it does
+// anything.
 func BenchmarkStartup(b *testing.B) {
 	dir := b.TempDir()
+	type binary struct{ path, stripped string }
+	bins := map[string]binary{}
 	for _, c := range []struct{ name, pkg string }{{"ai-server", "."}, {"ai-client", "../ai-client"}} {
-		bin := filepath.Join(dir, c.name)
-		build := exec.Command("go", "build", "-o", bin, c.pkg)
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			b.Fatalf("go build %s: %v", c.pkg, err)
+		bin := binary{filepath.Join(dir, c.name), filepath.Join(dir, c.name+"-stripped")}
+		for _, out := range []struct {
+			path  string
+			flags []string
+		}{{bin.path, nil}, {bin.stripped, []string{"-ldflags=-s -w"}}} {
+			build := exec.Command("go", append(append([]string{"build", "-o", out.path}, out.flags...), c.pkg)...)
+			build.Stderr = os.Stderr
+			if err := build.Run(); err != nil {
+				b.Fatalf("go build %s: %v", c.pkg, err)
+			}
 		}
-		info, _ := os.Stat(bin)
+		bins[c.name] = bin
+	}
+	home := b.TempDir() // no config, no token, no state of the user's
+	for _, c := range []struct {
+		name, bin string
+		args      []string
+		stdin     string
+		failing   bool // the command is expected to exit non-zero
+	}{
+		{"ai-server-help", "ai-server", []string{"--help"}, "", false},
+		{"ai-server-sanitize", "ai-server", []string{"sanitize"}, "Hello <b>world</b>, a short page.\n", false},
+		{"ai-client-help", "ai-client", []string{"--help"}, "", false},
+		// Port 1 on loopback refuses at once: the run measures start-up,
+		// flag parsing and the first dial, not a network.
+		{"ai-client-p-unreachable", "ai-client", []string{"-p", "hi", "--server", "http://127.0.0.1:1", "--token", "x"}, "", true},
+	} {
+		bin := bins[c.bin]
 		b.Run(c.name, func(b *testing.B) {
 			var times []time.Duration
 			var rss int64
 			for b.Loop() {
-				cmd := exec.Command(bin, "--help")
+				cmd := exec.Command(bin.path, c.args...)
+				cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_STATE_HOME="+home, "AILAB_SERVER=", "AILAB_TOKEN=")
+				cmd.Dir = home
+				cmd.Stdin = strings.NewReader(c.stdin)
 				start := time.Now()
-				if err := cmd.Run(); err != nil {
-					b.Fatalf("%s --help: %v", c.name, err)
-				}
+				err := cmd.Run()
 				times = append(times, time.Since(start))
+				var exit *exec.ExitError
+				if err != nil && !(c.failing && errors.As(err, &exit)) {
+					b.Fatalf("%s %v: %v", c.bin, c.args, err)
+				}
+				if err == nil && c.failing {
+					b.Fatalf("%s %v succeeded, want a failure", c.bin, c.args)
+				}
 				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 					rss = max(rss, ru.Maxrss) // KiB on Linux
 				}
@@ -41,7 +76,16 @@ func BenchmarkStartup(b *testing.B) {
 			slices.Sort(times)
 			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "start-p50-ms")
 			b.ReportMetric(float64(rss)/1024, "max-rss-MB")
-			b.ReportMetric(float64(info.Size())/(1<<20), "binary-MB")
+			b.ReportMetric(sizeMB(b, bin.path), "binary-MB")
+			b.ReportMetric(sizeMB(b, bin.stripped), "stripped-MB")
 		})
 	}
+}
+
+func sizeMB(b *testing.B, path string) float64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return float64(info.Size()) / (1 << 20)
 }
