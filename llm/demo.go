@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -248,12 +247,12 @@ func demoAnswer(results []demoResult, stoppedEarly bool) string {
 
 // executionID is the contract's id format (CONTRACT section 5). It repeats
 // tools.ExecutionIDPattern because llm must not import tools.
-var executionID = regexp.MustCompile(`^[a-z][a-z0-9_]*_\d{13}_[0-9a-f]{8}$`)
+var executionID = lazyRegexp(`^[a-z][a-z0-9_]*_\d{13}_[0-9a-f]{8}$`)
 
 // cite is the execution id reference for a run, or "" when the run has no
 // well-formed id: the demo cites only ids the server really issued.
 func (r demoResult) cite() string {
-	if !executionID.MatchString(r.ExecutionID) {
+	if !executionID().MatchString(r.ExecutionID) {
 		return ""
 	}
 	return " (execution_id: " + r.ExecutionID + ")"
@@ -358,7 +357,7 @@ func (r demoResult) pageSummary(res map[string]any) string {
 	}
 	s += r.cite() + "."
 	if content, _ := res["content"].(string); content != "" {
-		if ex := oneLine(wrapperTags.ReplaceAllString(content, " "), 300); ex != "" {
+		if ex := oneLine(wrapperTags().ReplaceAllString(content, " "), 300); ex != "" {
 			s += "\n\n  > " + ex
 		}
 	}
@@ -367,7 +366,7 @@ func (r demoResult) pageSummary(res map[string]any) string {
 
 // wrapperTags matches the content wrappers of CONTRACT section 5, which the
 // excerpt leaves out.
-var wrapperTags = regexp.MustCompile(`</?(?:webpage_content|search_results)\b[^>]*>`)
+var wrapperTags = lazyRegexp(`</?(?:webpage_content|search_results)\b[^>]*>`)
 
 func (r demoResult) fileSummary(res map[string]any) string {
 	content, _ := res["content"].(string)

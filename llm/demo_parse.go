@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The demo model's request parser. It is hand-written on purpose: the demo must be
@@ -29,25 +30,25 @@ type demoPlan [][]demoCall
 const pathToken = "(\"[^\"]+\"|'[^']+'|`[^`]+`|\\S+)"
 
 var (
-	urlPattern = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `]+`)
+	urlPattern = lazyRegexp(`https?://[^\s<>"'` + "`" + `]+`)
 
 	// Joints between requests: "and", "then", "and then", ", then", "; ". A joint
 	// only splits when what follows starts with a verb the demo knows, so
 	// "with salt and pepper" stays one request.
-	jointPattern = regexp.MustCompile(`(?i)(?:\s*[,;]\s*|\s+)(and\s+then|then|and|also)\s+|\s*;\s*`)
-	verbPattern  = regexp.MustCompile(`(?i)^(?:please\s+)?(?:search|look\s+up|lookup|google|read|open|fetch|browse|visit|show|cat|display|create|make|write|add|save|put|delete|remove|rm|erase|list|ls|move|rename|mv|copy|cp|duplicate|mkdir)\b`)
+	jointPattern = lazyRegexp(`(?i)(?:\s*[,;]\s*|\s+)(and\s+then|then|and|also)\s+|\s*;\s*`)
+	verbPattern  = lazyRegexp(`(?i)^(?:please\s+)?(?:search|look\s+up|lookup|google|read|open|fetch|browse|visit|show|cat|display|create|make|write|add|save|put|delete|remove|rm|erase|list|ls|move|rename|mv|copy|cp|duplicate|mkdir)\b`)
 
-	politePattern = regexp.MustCompile(`(?i)^(?:(?:hey|hi|ok|okay|so)[,!]?\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:go\s+ahead\s+and\s+|now\s+|also\s+)?`)
+	politePattern = lazyRegexp(`(?i)^(?:(?:hey|hi|ok|okay|so)[,!]?\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:go\s+ahead\s+and\s+|now\s+|also\s+)?`)
 
-	searchPattern = regexp.MustCompile(`(?i)^(?:search|look\s+up|lookup|google)\s+(?:(?:on\s+)?(?:the\s+)?(?:web|internet|online)\s+)?(?:for\s+)?(.+?)(?:\s+(?:on|in)\s+(?:the\s+)?(?:web|internet))?$`)
-	dirPattern    = regexp.MustCompile(`(?i)^(?:make|create|add|mkdir)\s+(?:(?:a|an|the|new)\s+)*(?:(?:directory|folder|dir)\s+)?(?:(?:named|called)\s+)?` + pathToken + `$`)
-	dirWordRe     = regexp.MustCompile(`(?i)^(?:mkdir\b|(?:make|create|add)\s+(?:(?:a|an|the|new)\s+)*(?:directory|folder|dir)\b)`)
-	createPattern = regexp.MustCompile(`(?i)^(?:create|make|write|add|save)\s+(?:(?:a|an|the|new)\s+)*(?:text\s+)?file\s+(?:(?:named|called)\s+)?` + pathToken + `(?:\s+(?:with|containing|that\s+says|saying)\s+(?:(?:the\s+)?(?:content|contents|text)\s+)?(.+))?$`)
-	writeToRe     = regexp.MustCompile(`(?i)^(?:write|save|put)\s+(.+?)\s+(?:to|into|in)\s+(?:(?:a|the|new)\s+)*(?:file\s+)?(?:(?:named|called)\s+)?` + pathToken + `$`)
-	deletePattern = regexp.MustCompile(`(?i)^(?:delete|remove|rm|erase)\s+(?:(?:the|a)\s+)?(?:file\s+)?` + pathToken + `$`)
-	moveCopyRe    = regexp.MustCompile(`(?i)^(move|rename|mv|copy|cp|duplicate)\s+(?:(?:the|a)\s+)?(?:file\s+)?` + pathToken + `\s+(?:to|into|as)\s+` + pathToken + `$`)
-	listPattern   = regexp.MustCompile(`(?i)^(?:(?:list|ls)(?:\s+(?:(?:all|the)\s+)*(?:files|directory|folder|dir|contents|entries|workspace)(?:\s+(?:files|contents))?)?(?:\s+(?:in|of|under|inside)\s+(?:the\s+)?(?:(?:directory|folder|dir)\s+)?` + pathToken + `)?|show\s+(?:me\s+)?(?:(?:all|the)\s+)*(?:files|directory|folder|workspace)(?:\s+(?:files|contents))?(?:\s+(?:in|under|inside)\s+(?:the\s+)?(?:(?:directory|folder|dir)\s+)?` + pathToken + `)?)$`)
-	readFileRe    = regexp.MustCompile(`(?i)^(?:read|open|show|cat|display)\s+(?:me\s+)?(?:(?:the|a)\s+)?(?:contents\s+of\s+(?:the\s+)?)?(?:file\s+)?` + pathToken + `$`)
+	searchPattern = lazyRegexp(`(?i)^(?:search|look\s+up|lookup|google)\s+(?:(?:on\s+)?(?:the\s+)?(?:web|internet|online)\s+)?(?:for\s+)?(.+?)(?:\s+(?:on|in)\s+(?:the\s+)?(?:web|internet))?$`)
+	dirPattern    = lazyRegexp(`(?i)^(?:make|create|add|mkdir)\s+(?:(?:a|an|the|new)\s+)*(?:(?:directory|folder|dir)\s+)?(?:(?:named|called)\s+)?` + pathToken + `$`)
+	dirWordRe     = lazyRegexp(`(?i)^(?:mkdir\b|(?:make|create|add)\s+(?:(?:a|an|the|new)\s+)*(?:directory|folder|dir)\b)`)
+	createPattern = lazyRegexp(`(?i)^(?:create|make|write|add|save)\s+(?:(?:a|an|the|new)\s+)*(?:text\s+)?file\s+(?:(?:named|called)\s+)?` + pathToken + `(?:\s+(?:with|containing|that\s+says|saying)\s+(?:(?:the\s+)?(?:content|contents|text)\s+)?(.+))?$`)
+	writeToRe     = lazyRegexp(`(?i)^(?:write|save|put)\s+(.+?)\s+(?:to|into|in)\s+(?:(?:a|the|new)\s+)*(?:file\s+)?(?:(?:named|called)\s+)?` + pathToken + `$`)
+	deletePattern = lazyRegexp(`(?i)^(?:delete|remove|rm|erase)\s+(?:(?:the|a)\s+)?(?:file\s+)?` + pathToken + `$`)
+	moveCopyRe    = lazyRegexp(`(?i)^(move|rename|mv|copy|cp|duplicate)\s+(?:(?:the|a)\s+)?(?:file\s+)?` + pathToken + `\s+(?:to|into|as)\s+` + pathToken + `$`)
+	listPattern   = lazyRegexp(`(?i)^(?:(?:list|ls)(?:\s+(?:(?:all|the)\s+)*(?:files|directory|folder|dir|contents|entries|workspace)(?:\s+(?:files|contents))?)?(?:\s+(?:in|of|under|inside)\s+(?:the\s+)?(?:(?:directory|folder|dir)\s+)?` + pathToken + `)?|show\s+(?:me\s+)?(?:(?:all|the)\s+)*(?:files|directory|folder|workspace)(?:\s+(?:files|contents))?(?:\s+(?:in|under|inside)\s+(?:the\s+)?(?:(?:directory|folder|dir)\s+)?` + pathToken + `)?)$`)
+	readFileRe    = lazyRegexp(`(?i)^(?:read|open|show|cat|display)\s+(?:me\s+)?(?:(?:the|a)\s+)?(?:contents\s+of\s+(?:the\s+)?)?(?:file\s+)?` + pathToken + `$`)
 )
 
 // pronouns that refer to the last path named earlier in the request.
@@ -82,7 +83,7 @@ func splitClauses(text string) []clause {
 	var out []clause
 	start, then := 0, false
 	quotes, counted := 0, 0 // double quotes in text[:counted]; counted grows so the scan stays linear
-	for _, m := range jointPattern.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range jointPattern().FindAllStringSubmatchIndex(text, -1) {
 		quotes += strings.Count(text[counted:m[0]], `"`)
 		counted = m[0]
 		if m[0] < start || quotes%2 == 1 {
@@ -90,8 +91,8 @@ func splitClauses(text string) []clause {
 		}
 		// Only the start of what follows matters; a bounded prefix keeps long texts linear.
 		rest := text[m[1]:min(len(text), m[1]+160)]
-		rest = strings.TrimSpace(politePattern.ReplaceAllString(rest, ""))
-		if !verbPattern.MatchString(rest) {
+		rest = strings.TrimSpace(politePattern().ReplaceAllString(rest, ""))
+		if !verbPattern().MatchString(rest) {
 			continue
 		}
 		out = append(out, clause{text: text[start:m[0]], then: then})
@@ -108,7 +109,7 @@ func splitClauses(text string) []clause {
 // parseClause maps one request to a tool call. lastPath carries the file the
 // request talked about last, so "and then delete it" knows what "it" is.
 func parseClause(text string, lastPath *string) (call demoCall, ok bool) {
-	text = strings.TrimSpace(politePattern.ReplaceAllString(strings.TrimSpace(text), ""))
+	text = strings.TrimSpace(politePattern().ReplaceAllString(strings.TrimSpace(text), ""))
 	text = strings.TrimRight(text, " .!?")
 	if text == "" {
 		return demoCall{}, false
@@ -130,13 +131,13 @@ func parseClause(text string, lastPath *string) (call demoCall, ok bool) {
 		*lastPath = p
 		return p
 	}
-	if m := searchPattern.FindStringSubmatch(text); m != nil && !urlPattern.MatchString(text) {
+	if m := searchPattern().FindStringSubmatch(text); m != nil && !urlPattern().MatchString(text) {
 		return demoCall{Name: "web_search", Args: map[string]string{"query": unquote(m[1])}}, true
 	}
-	if u := urlPattern.FindString(text); u != "" {
+	if u := urlPattern().FindString(text); u != "" {
 		return demoCall{Name: "read_webpage", Args: map[string]string{"url": strings.TrimRight(u, ".,;:!?)]")}}, true
 	}
-	if m := moveCopyRe.FindStringSubmatch(text); m != nil {
+	if m := moveCopyRe().FindStringSubmatch(text); m != nil {
 		name := "move_file"
 		switch strings.ToLower(m[1]) {
 		case "copy", "cp", "duplicate":
@@ -145,28 +146,28 @@ func parseClause(text string, lastPath *string) (call demoCall, ok bool) {
 		src := path(m[2])
 		return demoCall{Name: name, Args: map[string]string{"source": src, "destination": path(m[3])}}, true
 	}
-	if dirWordRe.MatchString(text) {
-		if m := dirPattern.FindStringSubmatch(text); m != nil {
+	if dirWordRe().MatchString(text) {
+		if m := dirPattern().FindStringSubmatch(text); m != nil {
 			return demoCall{Name: "create_directory", Args: map[string]string{"path": path(m[1])}}, true
 		}
 	}
-	if m := createPattern.FindStringSubmatch(text); m != nil {
+	if m := createPattern().FindStringSubmatch(text); m != nil {
 		return demoCall{Name: "write_file", Args: map[string]string{"path": path(m[1]), "content": unquote(m[2])}}, true
 	}
-	if m := writeToRe.FindStringSubmatch(text); m != nil {
+	if m := writeToRe().FindStringSubmatch(text); m != nil {
 		return demoCall{Name: "write_file", Args: map[string]string{"path": path(m[2]), "content": unquote(m[1])}}, true
 	}
-	if m := deletePattern.FindStringSubmatch(text); m != nil {
+	if m := deletePattern().FindStringSubmatch(text); m != nil {
 		return demoCall{Name: "delete_file", Args: map[string]string{"path": path(m[1])}}, true
 	}
-	if m := listPattern.FindStringSubmatch(text); m != nil {
+	if m := listPattern().FindStringSubmatch(text); m != nil {
 		dir := "."
 		if p := m[1] + m[2]; p != "" {
 			dir = path(p)
 		}
 		return demoCall{Name: "list_directory", Args: map[string]string{"path": dir}}, true
 	}
-	if m := readFileRe.FindStringSubmatch(text); m != nil {
+	if m := readFileRe().FindStringSubmatch(text); m != nil {
 		return demoCall{Name: "read_file", Args: map[string]string{"path": path(m[1])}}, true
 	}
 	return demoCall{}, false
@@ -196,4 +197,11 @@ func unquote(s string) string {
 		}
 	}
 	return s
+}
+
+// lazyRegexp compiles expr on first use. The demo's patterns cost about
+// 0.4 MB and half a millisecond to compile, which every ai-server and
+// ai-client command would otherwise pay at start-up, demo or not.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

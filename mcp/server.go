@@ -40,7 +40,9 @@ const (
 
 // toolNameRe is what OpenAI-compatible endpoints accept as a function name: a
 // tool named otherwise would make every chat request fail, not only its calls.
-var toolNameRe = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// It is compiled on first use: the {1,64} repetition makes 60 KB of program
+// that commands without MCP servers would pay for at start-up.
+var toolNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // A server watches one configured MCP server: it starts it, lists its tools,
 // and restarts it when it fails.
@@ -258,7 +260,7 @@ func (s *server) listTools(ctx context.Context, sess *sdk.ClientSession) error {
 	for _, t := range listed {
 		name := s.cfg.Name + "__" + t.Name
 		switch {
-		case !toolNameRe.MatchString(name):
+		case !toolNameRe().MatchString(name):
 			skipped = append(skipped, fmt.Sprintf("%s: the name %q is not 1 to 64 of a-z, A-Z, 0-9, _ and -, as model APIs require", s.oneLine(t.Name), s.oneLine(name)))
 		case seen[name]:
 			skipped = append(skipped, name+": listed twice")
