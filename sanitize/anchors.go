@@ -162,12 +162,11 @@ type trieEdge struct {
 	node int32
 }
 
-var anchorRefs, anchors = buildAnchorTrie()
-
-func buildAnchorTrie() ([]anchorRef, *anchorTrie) {
+// buildAnchorTrie indexes the anchors of rules.
+func buildAnchorTrie(rules []breakoutRule) ([]anchorRef, *anchorTrie) {
 	byPhrase := map[string]int{}
 	var refs []anchorRef
-	for ri, r := range breakoutRules {
+	for ri, r := range rules {
 		for _, a := range r.anchors {
 			if k, ok := byPhrase[a]; ok {
 				refs[k].rules = append(refs[k].rules, ri)
@@ -350,6 +349,7 @@ func alnumMask(x uint64) uint64 {
 // replaced there, or -1; the scan goes on from that end, which counts as a word
 // start whatever precedes it.
 func scanAnchorStarts(s string, visit func(pos int) int) {
+	_, anchors := breakoutIndex()
 	next, resumed := 0, -1
 	try := func(pos int) {
 		for pos >= next && pos < len(s) {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -71,234 +72,246 @@ var (
 	revealVerbs = `(?:reveal|show|print|output|repeat|leak|display|disclose|expose|dump|share|tell|give|send|write\s+out|what\s+is|what\s+are|what's)\s+(?:me\s+|us\s+)?(?:back\s+)?(?:all\s+(?:of\s+)?)?`
 )
 
-var breakoutRules = []breakoutRule{
-	// ignore / disregard / forget (all) previous instructions. The families are split
-	// into separate rules to keep each program under 500 instructions, where Go's
-	// regexp uses its backtracker instead of the much slower NFA simulation.
-	{
-		anchors: ignoreAnchors(ignoreAnchorsQualified),
-		re: rule(ignoreVerbs + `\s+(?:(?:all|any|every|each|of|the|your|my|these|those|its|their|such)\s+)*` +
-			`(?:(?:previous|previously\s+given|prior|above|earlier|preceding|foregoing|former|original|initial|old|existing|current|system|developer|safety|hidden|other|given)\s+)+` +
-			orderNouns + `\b`),
-		tail: true,
-	},
-	{
-		anchors: ignoreAnchors(ignoreAnchorsOwned),
-		re:      rule(ignoreVerbs + `\s+(?:all\s+(?:of\s+)?(?:your\s+|the\s+|my\s+)?|your\s+|any\s+(?:and\s+all\s+)?)` + orderNouns + `\b`),
-		tail:    true,
-	},
-	{
-		anchors: ignoreAnchors(ignoreAnchorsEverything),
-		re: rule(ignoreVerbs + `\s+(?:everything|anything|all)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)\s+told|(?:that\s+)?(?:was\s+|is\s+)?(?:written|said|stated|mentioned|given))\s+)?` +
-			`(?:above|before|previously|earlier|prior|so\s+far|until\s+now)\b`),
-		tail: true,
-	},
-	{ // "ignore the instructions you were given before": the qualifier after the noun
-		anchors: ignoreAnchors(cross(ignoreVerbList, []string{" "}, []string{"the", "your", "all", "any", "those", "these", "my"})),
-		re: rule(ignoreVerbs + `\s+(?:(?:all|any|every|of|the|your|my|these|those)\s+)+` + orderNouns +
-			`\s+(?:you\s+(?:were|have\s+been|'ve\s+been|had\s+been)\s+(?:given|told|sent|provided)|you\s+(?:got|received|had)|given\s+to\s+you)` +
-			`(?:\s+(?:before|earlier|previously|above|so\s+far|until\s+now))?\b`),
-		tail: true,
-	},
-	{ // a disguised verb needs no noun: "i.g.n.o.r.e a.l.l p.r.e.v.i.o.u.s", "1gn0r3 all
-		// previous". Only skeletons hold upper-case letters, and only in such words.
-		anchors: ignoreAnchors(nil),
-		re: rule(`(?-i:IGNORE|IGNORING|DISREGARD|DISREGARDING|FORGET|FORGETTING)\s+` +
-			`(?:(?:all|any|every|of|the|your|my|these|those)\s+)*(?:previous|prior|above|earlier|preceding|original|initial|system|developer)\b`),
-		tail:     true,
-		skeleton: true,
-	},
-	{ // results of calls written as text come to the model under this header (see
-		// the server's textResultsHeader); a page that spells it fakes tool results
-		anchors: []string{"results of the tool call*", "result of the tool call*"},
-		re:      rule(`results?\s+of\s+the\s+tool\s+calls?\s+you\s+(?:wrote|made|sent|issued)\s+as\s+text`),
-		tail:    true,
-		layer:   LayerInstructionPattern,
-	},
-	{ // override your settings
-		anchors: []string{"overrid*", "bypass*", "circumvent", "disable", "deactivate", "turn off", "switch off"},
-		re:      rule(`(?:override|overriding|bypass|bypassing|circumvent|disable|deactivate|turn\s+off|switch\s+off)\s+(?:all\s+(?:of\s+)?)?(?:your|the\s+(?:ai|assistant|model|bot)(?:'s|’s)?)\s+(?:(?:current|existing|previous|original|safety|security|content|internal|default|own)\s+)*(?:settings|safety|guardrails?|restrictions?|filters?|rules|instructions?|system\s+prompt|programming|configuration|guidelines|policies|safeguards|protections?|limitations|constraints|directives?)\b`),
-		tail:    true,
-	},
-	{ // new directive:
-		anchors: []string{"new directive*", "new system", "new instruction*", "new order*", "new persona", "new objective", "updated instruction*", "updated directive*", "updated system", "revised instruction*", "real instruction*", "actual instruction*", "true instruction*", "secret instruction*", "hidden instruction*", "override instruction*"},
-		re:      rule(`(?:new|updated|revised|real|actual|true|secret|hidden|override)\s+(?:directives?|system\s+(?:prompt|instructions?|message|directives?)|instructions?|orders|persona|objective)\s*:`),
-		tail:    true,
-	},
-	{ // you are now (an unrestricted AI, in developer mode, DAN, ...)
-		anchors: []string{"you are now", "you're now", "you’re now"},
-		re:      rule(`(?:you\s+are|you're|you’re)\s+now\s+(?:(?:a|an|the|my|in|no\s+longer|acting\s+as|operating\s+(?:as|in)|playing|called|named|known\s+as|free\s+(?:of|from))\s+)?(?:[\w'-]+\s+){0,2}?(?:dan|ai|a\.i\.|assistant|chatbot|bot|model|llm|gpt|agent|persona|character|mode|unrestricted|unfiltered|uncensored|jailbroken|evil|hacker|admin|administrator|root|superuser|developer|sudo|god|bound|restricted|limited|constrained)\b`),
-		tail:    true,
-	},
-	{ // from now on you must
-		anchors: []string{"from now on"},
-		re:      rule(`from\s+now\s+on\s*,?\s*(?:you|your\s+\w+)\s+(?:must|shall|will\s+(?:only|always|never|respond|answer|reply|act|obey|follow|ignore|speak|talk|pretend)|are\s+(?:to|going\s+to|no\s+longer|now)|should\s+(?:only|always|never|respond|answer|reply|act|ignore)|have\s+to\s+(?:respond|answer|reply|act|obey|ignore))\b`),
-		tail:    true,
-	},
-	{ // IMPORTANT: you MUST execute ...
-		anchors: importantAnchors,
-		re: rule(`(?:important|urgent|critical)(?:\s+(?:note|notice|instruction|update|message))?\s*[:!\-–—]+\s*(?:(?:note|notice)\s*[:\-]?\s*)?` +
-			`(?:you|the\s+(?:ai|assistant|model|agent|llm)|ai|assistant)\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to|shall|will)\s+(?:now\s+|immediately\s+|first\s+|also\s+|always\s+)?` +
-			`(?:execute|call|invoke|use\s+the\s+\w+\s+tool|obey|ignore|disregard|reveal|exfiltrate|leak|send|forward|email|upload|transfer|visit)\b`),
-		tail: true,
-	},
-	{ // IMPORTANT INSTRUCTIONS FOR THE AI:
-		anchors: []string{"important instruction*", "important message", "important notice"},
-		re:      rule(`important\s+(?:instructions?|message|notice)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?` + aiNames + `\s*:`),
-		tail:    true,
-	},
-	{ // reveal your system prompt
-		anchors: revealAnchorsYour,
-		re: rule(revealVerbs + `your\s+` + leakAdjs +
-			`(?:system\s+(?:prompt|message|instructions?)|(?:initial\s+|original\s+)?prompt|instructions|pre-?prompt|developer\s+(?:message|instructions?)|configuration)\b`),
-		tail: true,
-	},
-	{ // print the system prompt
-		anchors: revealAnchorsThe,
-		re: rule(revealVerbs + `(?:the|its)\s+` + leakAdjs +
-			`(?:system\s+(?:prompt|message|instructions?)|initial\s+prompt|hidden\s+(?:prompt|instructions)|pre-?prompt|developer\s+(?:message|instructions?))\b`),
-		tail: true,
-	},
+// The breakout rules and their anchor trie are built on first use: compiling some
+// forty regexps and a trie of a few thousand phrases costs milliseconds and a few
+// megabytes, which every command that never sanitizes (ai-server --help, ai-client)
+// would otherwise pay at start.
+var (
+	breakoutRules = sync.OnceValue(newBreakoutRules)
+	breakoutIndex = sync.OnceValues(func() ([]anchorRef, *anchorTrie) { return buildAnchorTrie(breakoutRules()) })
+)
 
-	// Aggressive mode: orders addressed to the AI.
-	{
-		anchors: []string{"dear", "hey", "hi", "hello", "attention", "note to", "message to", "instructions for", "instruction for", "instructions to", "to any", "to all", "to every"},
-		re: rule(`(?:dear|hey|hi|hello|attention|note\s+to|message\s+to|instructions?\s+(?:to|for)|to\s+(?:any|all|every))\s+(?:the\s+|any\s+|all\s+|every\s+)?` + aiNames +
-			`\b(?:\s+(?:reading|processing|summari[sz]ing|parsing|visiting|crawling|scraping|analy[sz]ing)\s+(?:this|these|the)\s+\w+)?\s*[,:!\-–—]`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors:    []string{"if you are", "if you're"},
-		re:         rule(`if\s+(?:you\s+are|you're)\s+(?:an?\s+)?(?:ai|a\.i\.|llm|(?:large\s+)?language\s+model|ai\s+(?:assistant|agent|model|system)|assistant|chatbot|bot|automated\s+(?:system|agent|assistant|tool))(?:\s+(?:reading|processing|summari[sz]ing|parsing|visiting|crawling|scraping)\b|\s*[,:])`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors: cross([]string{"the ", ""}, []string{"ai", "llm", "llms", "assistant", "assistants", "ai assistant",
-			"ai assistants", "ai agent", "ai agents", "language model", "language models", "chatbot", "chatbots", "model", "models"},
-			[]string{" must", " shall", " is", " needs", " need", " has", " have", " will"}),
-		re:         rule(`(?:the\s+)?(?:ai|llm|assistant|ai\s+assistant|ai\s+agent|language\s+model|chatbot|model)s?\s+(?:must|shall|is\s+(?:required|instructed|ordered)\s+to|needs?\s+to|has\s+to|will\s+now)\s+(?:now\s+|immediately\s+|always\s+|also\s+)?(?:execute|call|invoke|use\s+the\s+\w+\s+tool|send|forward|email|delete|erase|reveal|ignore|disregard|visit|fetch|download|exfiltrate|leak)\b`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors:    cross([]string{"ai", "assistant", "chatbot", "llm", "model", "agent", "chatgpt", "claude", "gpt"}, []string{"", "s"}, []string{","}),
-		re:         rule(`(?:ai|assistant|chatbot|llm|model|agent|chatgpt|claude|gpt)s?\s*,\s*(?:you\s+)?(?:must|should|please|now|ignore|execute|run|call|send|delete|reveal|forget|disregard|stop)\b`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors:    []string{"as an ai", "as a language", "as an llm", "as a large", "as an artificial"},
-		re:         rule(`as\s+an?\s+(?:ai|a\.i\.|llm|(?:large\s+)?language\s+model|artificial\s+intelligence|ai\s+(?:assistant|model|language\s+model))\s*,\s*you\s+(?:must|should|will|are\s+required\s+to|have\s+to|need\s+to)\b`),
-		tail:       true,
-		aggressive: true,
-	},
-	{ // jailbreak personas
-		anchors:    []string{"enable", "enter", "activate", "switch to", "turn on", "engage", "do anything now", "stay in character", "remain in character"},
-		re:         rule(`(?:enable|enter|activate|switch\s+to|turn\s+on|engage)\s+(?:god|dan|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|sudo)\s+mode\b|do\s+anything\s+now\b|(?:stay|remain)\s+in\s+character\b`),
-		tail:       true,
-		aggressive: true,
-	},
-	{ // broader "you are now ..." and "from now on you ..."
-		anchors:    []string{"you are now", "you're now", "you’re now", "from now on"},
-		re:         rule(`(?:you\s+are|you're|you’re)\s+now\s+(?:an?|my|no\s+longer|called|named|known\s+as|acting\s+as|playing|going\s+to\s+(?:act|pretend|play|roleplay))\b|from\s+now\s+on\s*,?\s*(?:you|your)\b`),
-		tail:       true,
-		aggressive: true,
-	},
-	{ // broader "IMPORTANT: you must ..." verbs
-		anchors:    importantAnchors,
-		re:         rule(`(?:important|urgent|critical)\s*[:!\-–—]+\s*(?:you|the\s+(?:ai|assistant|model|agent|llm)|ai|assistant)\s+(?:must|need\s+to|have\s+to|are\s+required\s+to|shall)\s+(?:now\s+|immediately\s+|first\s+|also\s+)?(?:run|delete|erase|fetch|download|install|write|create|remove|post|print|output)\b`),
-		tail:       true,
-		aggressive: true,
-	},
-	// Aggressive mode: the common phrasings in Spanish, Italian, Portuguese, French, German,
-	// Chinese, Russian.
-	{
-		anchors: append([]string{"ignora", "ignoren", "ignorad", "ignorar", "olvid*", "omit*", "descart*", "haz caso omiso",
-			"no hagas caso"}, cross([]string{"ignore "}, []string{"todas", "todos", "las", "los", "tus", "sus"}, []string{""})...),
-		re: rule(`(?:ignora|ignore|ignoren|ignorad|ignorar|olvida|olvide|olviden|olvidad|olvidar|omite|omita|descarta|descarte|haz\s+caso\s+omiso\s+(?:a|de)|no\s+hagas\s+caso\s+(?:a|de))\s+(?:(?:todas|todos|las|los|tus|sus|de|a)\s+)*(?:instrucciones|indicaciones|órdenes|ordenes|reglas|directrices|directivas|instrucción|indicación)` +
-			`(?:\s+(?:anteriores|previas|precedentes|de\s+arriba|originales|del\s+sistema|iniciales|dadas))?`),
-		tail:       true,
-		aggressive: true,
-	},
-	{ // Italian
-		anchors: append([]string{"ignora", "ignorate", "ignori", "dimentica*", "dimentichi", "trascura*", "non considerare",
-			"non tenere conto"}, cross([]string{"ignora "}, []string{"tutte", "tutti", "le", "gli", "i"}, []string{""})...),
-		re: rule(`(?:ignora|ignorate|ignori|dimentica|dimenticate|dimentichi|trascura|trascurate|non\s+considerare|non\s+tenere\s+conto\s+(?:di|delle|degli|dei))\s+` +
-			`(?:(?:tutte|tutti|le|gli|i|tue|sue|vostre|delle|di|queste|quelle)\s+)*(?:istruzioni|indicazioni|regole|direttive|ordini|istruzione|indicazione)` +
-			`(?:\s+(?:precedenti|anteriori|di\s+sopra|originali|del\s+sistema|di\s+sistema|iniziali|ricevute|date))?`),
-		tail:       true,
-		aggressive: true,
-	},
-	{ // Portuguese
-		anchors: append([]string{"esqueça", "esqueca", "esqueçam", "desconsider*", "ignorem"},
-			cross([]string{"ignore ", "ignora "}, []string{"todas", "todos", "as", "os", "suas", "tuas"}, []string{""})...),
-		re: rule(`(?:ignore|ignora|ignorem|esqueça|esqueca|esqueçam|desconsidere|desconsidera|desconsiderem)\s+(?:(?:todas|todos|as|os|suas|tuas|de|das)\s+)*` +
-			`(?:instruções|instrucoes|orientações|orientacoes|regras|diretrizes|ordens|instrução|instrucao)` +
-			`(?:\s+(?:anteriores|prévias|previas|acima|originais|do\s+sistema|iniciais|recebidas))?`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors:    []string{"revela", "muestra", "muéstrame", "dime", "enséñame", "imprime"},
-		re:         rule(`(?:revela|revélame|muestra|muéstrame|dime|enséñame|imprime)\s+(?:tu|tus|el|las|los)\s+(?:prompt|instrucciones|indicaciones|mensaje)\s+(?:del\s+sistema|de\s+sistema|ocultas?|iniciales?|originales?|secretas?)`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors: append([]string{"ignorez", "ignorer", "oubli*", "ne tiens", "ne tenez"},
-			cross([]string{"ignore "}, []string{"toutes", "tous", "les", "tes", "vos", "des", "de", "la", "le", "l'*"}, []string{""})...),
-		re: rule(`(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|ne\s+tiens?\s+(?:pas\s+)?compte\s+des?|ne\s+tenez\s+(?:pas\s+)?compte\s+des?)\s+(?:(?:toutes|tous|les|tes|vos|des|de|la|le)\s+|l')*(?:instructions?|consignes?|directives?|règles|ordres|indications)` +
-			`(?:\s+(?:précédentes|antérieures|ci-dessus|initiales|d'origine|du\s+système|système))?`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors:    []string{"révèl*", "montr*", "affich*", "donne*", "dis-moi", "dites-moi"},
-		re:         rule(`(?:révèle|révélez|montre|montrez|affiche|affichez|donne|donnez|dis|dites)(?:-moi|\s+moi)?\s+(?:ton|votre|tes|vos|le|les)\s+(?:prompt|invite|instructions|consignes|message)\s+(?:système|du\s+système|initiales?|cachées?|secrètes?|d'origine)`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors: []string{"ignorier*", "vergiss", "vergesst", "vergessen sie", "missacht*", "überspring*"},
-		re: rule(`(?:ignoriere|ignorier|ignorieren\s+sie|ignoriert|vergiss|vergesst|vergessen\s+sie|missachte|missachten\s+sie|überspringe)\s+(?:(?:alle|die|deine|ihre|eure|sämtliche|alles)\s+)*` +
-			`(?:(?:bisherigen|vorherigen|vorigen|obigen|früheren|vorangegangenen|ursprünglichen|vorhergehenden|vorstehenden|anderen)\s+)?(?:anweisungen|instruktionen|befehle|regeln|vorgaben|richtlinien|anordnungen|systemanweisungen|was\s+(?:oben|vorher|bisher)\s+(?:steht|stand|gesagt\s+wurde))`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors:    []string{"zeig*", "verrat*", "gib", "nenn*", "enthüll*"},
-		re:         rule(`(?:zeige?|verrate|gib|nenne|enthülle)\s+(?:mir\s+|uns\s+)?(?:deinen|deine|dein|den|die|ihren|ihre)\s+(?:system-?prompt|systemanweisungen|system-?nachricht|anweisungen|instruktionen)`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors: []string{"忽略", "无视", "無視", "忘记", "忘記", "忘掉", "不要理会", "不要理會", "不理会", "跳过", "跳過"},
-		re: rule(`(?:忽略|无视|無視|忘记|忘記|忘掉|不要理会|不要理會|不理会|跳过|跳過)(?:掉)?(?:你)?(?:之前|以前|先前|上面|上述|以上|前面|此前|早先|所有|全部|一切)(?:的)?(?:所有|全部|一切)?(?:的)?` +
-			`(?:指令|指示|说明|說明|提示|规则|規則|命令|设定|設定|要求|内容|內容)`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors:    []string{"显示", "顯示", "告诉我", "告訴我", "输出", "輸出", "透露", "泄露", "洩露", "打印", "说出", "說出"},
-		re:         rule(`(?:显示|顯示|告诉我|告訴我|输出|輸出|透露|泄露|洩露|打印|说出|說出)(?:你的|你)?(?:系统提示词|系统提示|系統提示詞|系統提示|系统指令|系統指令|初始指令|系统消息|系統訊息)`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors: []string{"игнорир*", "проигнорир*", "забудь*", "не обращай*"},
-		re: rule(`(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|забудь|забудьте|не\s+обращай(?:те)?\s+внимания\s+на)\s+(?:(?:все|всё|предыдущие|прежние|вышеуказанные|вышеизложенные|свои|твои|ваши|данные|ранее|полученные|системные|исходные)\s+)*` +
-			`(?:инструкции|указания|команды|правила|установки|инструкциям|указаниям)`),
-		tail:       true,
-		aggressive: true,
-	},
-	{
-		anchors:    []string{"покажи*", "раскрой*", "выведи*", "расскажи", "сообщи"},
-		re:         rule(`(?:покажи|покажите|раскрой|раскройте|выведи|выведите|расскажи|сообщи)\s+(?:мне\s+)?(?:свой|свои|твой|твои|ваш|ваши|системный|системные)\s+(?:системный\s+|системные\s+|исходный\s+|скрытые\s+)?(?:промпт|промт|инструкции|подсказку|указания)`),
-		tail:       true,
-		aggressive: true,
-	},
+// newBreakoutRules compiles the rules.
+func newBreakoutRules() []breakoutRule {
+	return []breakoutRule{
+		// ignore / disregard / forget (all) previous instructions. The families are split
+		// into separate rules to keep each program under 500 instructions, where Go's
+		// regexp uses its backtracker instead of the much slower NFA simulation.
+		{
+			anchors: ignoreAnchors(ignoreAnchorsQualified),
+			re: rule(ignoreVerbs + `\s+(?:(?:all|any|every|each|of|the|your|my|these|those|its|their|such)\s+)*` +
+				`(?:(?:previous|previously\s+given|prior|above|earlier|preceding|foregoing|former|original|initial|old|existing|current|system|developer|safety|hidden|other|given)\s+)+` +
+				orderNouns + `\b`),
+			tail: true,
+		},
+		{
+			anchors: ignoreAnchors(ignoreAnchorsOwned),
+			re:      rule(ignoreVerbs + `\s+(?:all\s+(?:of\s+)?(?:your\s+|the\s+|my\s+)?|your\s+|any\s+(?:and\s+all\s+)?)` + orderNouns + `\b`),
+			tail:    true,
+		},
+		{
+			anchors: ignoreAnchors(ignoreAnchorsEverything),
+			re: rule(ignoreVerbs + `\s+(?:everything|anything|all)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)\s+told|(?:that\s+)?(?:was\s+|is\s+)?(?:written|said|stated|mentioned|given))\s+)?` +
+				`(?:above|before|previously|earlier|prior|so\s+far|until\s+now)\b`),
+			tail: true,
+		},
+		{ // "ignore the instructions you were given before": the qualifier after the noun
+			anchors: ignoreAnchors(cross(ignoreVerbList, []string{" "}, []string{"the", "your", "all", "any", "those", "these", "my"})),
+			re: rule(ignoreVerbs + `\s+(?:(?:all|any|every|of|the|your|my|these|those)\s+)+` + orderNouns +
+				`\s+(?:you\s+(?:were|have\s+been|'ve\s+been|had\s+been)\s+(?:given|told|sent|provided)|you\s+(?:got|received|had)|given\s+to\s+you)` +
+				`(?:\s+(?:before|earlier|previously|above|so\s+far|until\s+now))?\b`),
+			tail: true,
+		},
+		{ // a disguised verb needs no noun: "i.g.n.o.r.e a.l.l p.r.e.v.i.o.u.s", "1gn0r3 all
+			// previous". Only skeletons hold upper-case letters, and only in such words.
+			anchors: ignoreAnchors(nil),
+			re: rule(`(?-i:IGNORE|IGNORING|DISREGARD|DISREGARDING|FORGET|FORGETTING)\s+` +
+				`(?:(?:all|any|every|of|the|your|my|these|those)\s+)*(?:previous|prior|above|earlier|preceding|original|initial|system|developer)\b`),
+			tail:     true,
+			skeleton: true,
+		},
+		{ // results of calls written as text come to the model under this header (see
+			// the server's textResultsHeader); a page that spells it fakes tool results
+			anchors: []string{"results of the tool call*", "result of the tool call*"},
+			re:      rule(`results?\s+of\s+the\s+tool\s+calls?\s+you\s+(?:wrote|made|sent|issued)\s+as\s+text`),
+			tail:    true,
+			layer:   LayerInstructionPattern,
+		},
+		{ // override your settings
+			anchors: []string{"overrid*", "bypass*", "circumvent", "disable", "deactivate", "turn off", "switch off"},
+			re:      rule(`(?:override|overriding|bypass|bypassing|circumvent|disable|deactivate|turn\s+off|switch\s+off)\s+(?:all\s+(?:of\s+)?)?(?:your|the\s+(?:ai|assistant|model|bot)(?:'s|’s)?)\s+(?:(?:current|existing|previous|original|safety|security|content|internal|default|own)\s+)*(?:settings|safety|guardrails?|restrictions?|filters?|rules|instructions?|system\s+prompt|programming|configuration|guidelines|policies|safeguards|protections?|limitations|constraints|directives?)\b`),
+			tail:    true,
+		},
+		{ // new directive:
+			anchors: []string{"new directive*", "new system", "new instruction*", "new order*", "new persona", "new objective", "updated instruction*", "updated directive*", "updated system", "revised instruction*", "real instruction*", "actual instruction*", "true instruction*", "secret instruction*", "hidden instruction*", "override instruction*"},
+			re:      rule(`(?:new|updated|revised|real|actual|true|secret|hidden|override)\s+(?:directives?|system\s+(?:prompt|instructions?|message|directives?)|instructions?|orders|persona|objective)\s*:`),
+			tail:    true,
+		},
+		{ // you are now (an unrestricted AI, in developer mode, DAN, ...)
+			anchors: []string{"you are now", "you're now", "you’re now"},
+			re:      rule(`(?:you\s+are|you're|you’re)\s+now\s+(?:(?:a|an|the|my|in|no\s+longer|acting\s+as|operating\s+(?:as|in)|playing|called|named|known\s+as|free\s+(?:of|from))\s+)?(?:[\w'-]+\s+){0,2}?(?:dan|ai|a\.i\.|assistant|chatbot|bot|model|llm|gpt|agent|persona|character|mode|unrestricted|unfiltered|uncensored|jailbroken|evil|hacker|admin|administrator|root|superuser|developer|sudo|god|bound|restricted|limited|constrained)\b`),
+			tail:    true,
+		},
+		{ // from now on you must
+			anchors: []string{"from now on"},
+			re:      rule(`from\s+now\s+on\s*,?\s*(?:you|your\s+\w+)\s+(?:must|shall|will\s+(?:only|always|never|respond|answer|reply|act|obey|follow|ignore|speak|talk|pretend)|are\s+(?:to|going\s+to|no\s+longer|now)|should\s+(?:only|always|never|respond|answer|reply|act|ignore)|have\s+to\s+(?:respond|answer|reply|act|obey|ignore))\b`),
+			tail:    true,
+		},
+		{ // IMPORTANT: you MUST execute ...
+			anchors: importantAnchors,
+			re: rule(`(?:important|urgent|critical)(?:\s+(?:note|notice|instruction|update|message))?\s*[:!\-–—]+\s*(?:(?:note|notice)\s*[:\-]?\s*)?` +
+				`(?:you|the\s+(?:ai|assistant|model|agent|llm)|ai|assistant)\s+(?:must|should|need\s+to|have\s+to|are\s+required\s+to|shall|will)\s+(?:now\s+|immediately\s+|first\s+|also\s+|always\s+)?` +
+				`(?:execute|call|invoke|use\s+the\s+\w+\s+tool|obey|ignore|disregard|reveal|exfiltrate|leak|send|forward|email|upload|transfer|visit)\b`),
+			tail: true,
+		},
+		{ // IMPORTANT INSTRUCTIONS FOR THE AI:
+			anchors: []string{"important instruction*", "important message", "important notice"},
+			re:      rule(`important\s+(?:instructions?|message|notice)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?` + aiNames + `\s*:`),
+			tail:    true,
+		},
+		{ // reveal your system prompt
+			anchors: revealAnchorsYour,
+			re: rule(revealVerbs + `your\s+` + leakAdjs +
+				`(?:system\s+(?:prompt|message|instructions?)|(?:initial\s+|original\s+)?prompt|instructions|pre-?prompt|developer\s+(?:message|instructions?)|configuration)\b`),
+			tail: true,
+		},
+		{ // print the system prompt
+			anchors: revealAnchorsThe,
+			re: rule(revealVerbs + `(?:the|its)\s+` + leakAdjs +
+				`(?:system\s+(?:prompt|message|instructions?)|initial\s+prompt|hidden\s+(?:prompt|instructions)|pre-?prompt|developer\s+(?:message|instructions?))\b`),
+			tail: true,
+		},
+
+		// Aggressive mode: orders addressed to the AI.
+		{
+			anchors: []string{"dear", "hey", "hi", "hello", "attention", "note to", "message to", "instructions for", "instruction for", "instructions to", "to any", "to all", "to every"},
+			re: rule(`(?:dear|hey|hi|hello|attention|note\s+to|message\s+to|instructions?\s+(?:to|for)|to\s+(?:any|all|every))\s+(?:the\s+|any\s+|all\s+|every\s+)?` + aiNames +
+				`\b(?:\s+(?:reading|processing|summari[sz]ing|parsing|visiting|crawling|scraping|analy[sz]ing)\s+(?:this|these|the)\s+\w+)?\s*[,:!\-–—]`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors:    []string{"if you are", "if you're"},
+			re:         rule(`if\s+(?:you\s+are|you're)\s+(?:an?\s+)?(?:ai|a\.i\.|llm|(?:large\s+)?language\s+model|ai\s+(?:assistant|agent|model|system)|assistant|chatbot|bot|automated\s+(?:system|agent|assistant|tool))(?:\s+(?:reading|processing|summari[sz]ing|parsing|visiting|crawling|scraping)\b|\s*[,:])`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors: cross([]string{"the ", ""}, []string{"ai", "llm", "llms", "assistant", "assistants", "ai assistant",
+				"ai assistants", "ai agent", "ai agents", "language model", "language models", "chatbot", "chatbots", "model", "models"},
+				[]string{" must", " shall", " is", " needs", " need", " has", " have", " will"}),
+			re:         rule(`(?:the\s+)?(?:ai|llm|assistant|ai\s+assistant|ai\s+agent|language\s+model|chatbot|model)s?\s+(?:must|shall|is\s+(?:required|instructed|ordered)\s+to|needs?\s+to|has\s+to|will\s+now)\s+(?:now\s+|immediately\s+|always\s+|also\s+)?(?:execute|call|invoke|use\s+the\s+\w+\s+tool|send|forward|email|delete|erase|reveal|ignore|disregard|visit|fetch|download|exfiltrate|leak)\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors:    cross([]string{"ai", "assistant", "chatbot", "llm", "model", "agent", "chatgpt", "claude", "gpt"}, []string{"", "s"}, []string{","}),
+			re:         rule(`(?:ai|assistant|chatbot|llm|model|agent|chatgpt|claude|gpt)s?\s*,\s*(?:you\s+)?(?:must|should|please|now|ignore|execute|run|call|send|delete|reveal|forget|disregard|stop)\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors:    []string{"as an ai", "as a language", "as an llm", "as a large", "as an artificial"},
+			re:         rule(`as\s+an?\s+(?:ai|a\.i\.|llm|(?:large\s+)?language\s+model|artificial\s+intelligence|ai\s+(?:assistant|model|language\s+model))\s*,\s*you\s+(?:must|should|will|are\s+required\s+to|have\s+to|need\s+to)\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // jailbreak personas
+			anchors:    []string{"enable", "enter", "activate", "switch to", "turn on", "engage", "do anything now", "stay in character", "remain in character"},
+			re:         rule(`(?:enable|enter|activate|switch\s+to|turn\s+on|engage)\s+(?:god|dan|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|sudo)\s+mode\b|do\s+anything\s+now\b|(?:stay|remain)\s+in\s+character\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // broader "you are now ..." and "from now on you ..."
+			anchors:    []string{"you are now", "you're now", "you’re now", "from now on"},
+			re:         rule(`(?:you\s+are|you're|you’re)\s+now\s+(?:an?|my|no\s+longer|called|named|known\s+as|acting\s+as|playing|going\s+to\s+(?:act|pretend|play|roleplay))\b|from\s+now\s+on\s*,?\s*(?:you|your)\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // broader "IMPORTANT: you must ..." verbs
+			anchors:    importantAnchors,
+			re:         rule(`(?:important|urgent|critical)\s*[:!\-–—]+\s*(?:you|the\s+(?:ai|assistant|model|agent|llm)|ai|assistant)\s+(?:must|need\s+to|have\s+to|are\s+required\s+to|shall)\s+(?:now\s+|immediately\s+|first\s+|also\s+)?(?:run|delete|erase|fetch|download|install|write|create|remove|post|print|output)\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		// Aggressive mode: the common phrasings in Spanish, Italian, Portuguese, French, German,
+		// Chinese, Russian.
+		{
+			anchors: append([]string{"ignora", "ignoren", "ignorad", "ignorar", "olvid*", "omit*", "descart*", "haz caso omiso",
+				"no hagas caso"}, cross([]string{"ignore "}, []string{"todas", "todos", "las", "los", "tus", "sus"}, []string{""})...),
+			re: rule(`(?:ignora|ignore|ignoren|ignorad|ignorar|olvida|olvide|olviden|olvidad|olvidar|omite|omita|descarta|descarte|haz\s+caso\s+omiso\s+(?:a|de)|no\s+hagas\s+caso\s+(?:a|de))\s+(?:(?:todas|todos|las|los|tus|sus|de|a)\s+)*(?:instrucciones|indicaciones|órdenes|ordenes|reglas|directrices|directivas|instrucción|indicación)` +
+				`(?:\s+(?:anteriores|previas|precedentes|de\s+arriba|originales|del\s+sistema|iniciales|dadas))?`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // Italian
+			anchors: append([]string{"ignora", "ignorate", "ignori", "dimentica*", "dimentichi", "trascura*", "non considerare",
+				"non tenere conto"}, cross([]string{"ignora "}, []string{"tutte", "tutti", "le", "gli", "i"}, []string{""})...),
+			re: rule(`(?:ignora|ignorate|ignori|dimentica|dimenticate|dimentichi|trascura|trascurate|non\s+considerare|non\s+tenere\s+conto\s+(?:di|delle|degli|dei))\s+` +
+				`(?:(?:tutte|tutti|le|gli|i|tue|sue|vostre|delle|di|queste|quelle)\s+)*(?:istruzioni|indicazioni|regole|direttive|ordini|istruzione|indicazione)` +
+				`(?:\s+(?:precedenti|anteriori|di\s+sopra|originali|del\s+sistema|di\s+sistema|iniziali|ricevute|date))?`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // Portuguese
+			anchors: append([]string{"esqueça", "esqueca", "esqueçam", "desconsider*", "ignorem"},
+				cross([]string{"ignore ", "ignora "}, []string{"todas", "todos", "as", "os", "suas", "tuas"}, []string{""})...),
+			re: rule(`(?:ignore|ignora|ignorem|esqueça|esqueca|esqueçam|desconsidere|desconsidera|desconsiderem)\s+(?:(?:todas|todos|as|os|suas|tuas|de|das)\s+)*` +
+				`(?:instruções|instrucoes|orientações|orientacoes|regras|diretrizes|ordens|instrução|instrucao)` +
+				`(?:\s+(?:anteriores|prévias|previas|acima|originais|do\s+sistema|iniciais|recebidas))?`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors:    []string{"revela", "muestra", "muéstrame", "dime", "enséñame", "imprime"},
+			re:         rule(`(?:revela|revélame|muestra|muéstrame|dime|enséñame|imprime)\s+(?:tu|tus|el|las|los)\s+(?:prompt|instrucciones|indicaciones|mensaje)\s+(?:del\s+sistema|de\s+sistema|ocultas?|iniciales?|originales?|secretas?)`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors: append([]string{"ignorez", "ignorer", "oubli*", "ne tiens", "ne tenez"},
+				cross([]string{"ignore "}, []string{"toutes", "tous", "les", "tes", "vos", "des", "de", "la", "le", "l'*"}, []string{""})...),
+			re: rule(`(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|ne\s+tiens?\s+(?:pas\s+)?compte\s+des?|ne\s+tenez\s+(?:pas\s+)?compte\s+des?)\s+(?:(?:toutes|tous|les|tes|vos|des|de|la|le)\s+|l')*(?:instructions?|consignes?|directives?|règles|ordres|indications)` +
+				`(?:\s+(?:précédentes|antérieures|ci-dessus|initiales|d'origine|du\s+système|système))?`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors:    []string{"révèl*", "montr*", "affich*", "donne*", "dis-moi", "dites-moi"},
+			re:         rule(`(?:révèle|révélez|montre|montrez|affiche|affichez|donne|donnez|dis|dites)(?:-moi|\s+moi)?\s+(?:ton|votre|tes|vos|le|les)\s+(?:prompt|invite|instructions|consignes|message)\s+(?:système|du\s+système|initiales?|cachées?|secrètes?|d'origine)`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors: []string{"ignorier*", "vergiss", "vergesst", "vergessen sie", "missacht*", "überspring*"},
+			re: rule(`(?:ignoriere|ignorier|ignorieren\s+sie|ignoriert|vergiss|vergesst|vergessen\s+sie|missachte|missachten\s+sie|überspringe)\s+(?:(?:alle|die|deine|ihre|eure|sämtliche|alles)\s+)*` +
+				`(?:(?:bisherigen|vorherigen|vorigen|obigen|früheren|vorangegangenen|ursprünglichen|vorhergehenden|vorstehenden|anderen)\s+)?(?:anweisungen|instruktionen|befehle|regeln|vorgaben|richtlinien|anordnungen|systemanweisungen|was\s+(?:oben|vorher|bisher)\s+(?:steht|stand|gesagt\s+wurde))`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors:    []string{"zeig*", "verrat*", "gib", "nenn*", "enthüll*"},
+			re:         rule(`(?:zeige?|verrate|gib|nenne|enthülle)\s+(?:mir\s+|uns\s+)?(?:deinen|deine|dein|den|die|ihren|ihre)\s+(?:system-?prompt|systemanweisungen|system-?nachricht|anweisungen|instruktionen)`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors: []string{"忽略", "无视", "無視", "忘记", "忘記", "忘掉", "不要理会", "不要理會", "不理会", "跳过", "跳過"},
+			re: rule(`(?:忽略|无视|無視|忘记|忘記|忘掉|不要理会|不要理會|不理会|跳过|跳過)(?:掉)?(?:你)?(?:之前|以前|先前|上面|上述|以上|前面|此前|早先|所有|全部|一切)(?:的)?(?:所有|全部|一切)?(?:的)?` +
+				`(?:指令|指示|说明|說明|提示|规则|規則|命令|设定|設定|要求|内容|內容)`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors:    []string{"显示", "顯示", "告诉我", "告訴我", "输出", "輸出", "透露", "泄露", "洩露", "打印", "说出", "說出"},
+			re:         rule(`(?:显示|顯示|告诉我|告訴我|输出|輸出|透露|泄露|洩露|打印|说出|說出)(?:你的|你)?(?:系统提示词|系统提示|系統提示詞|系統提示|系统指令|系統指令|初始指令|系统消息|系統訊息)`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors: []string{"игнорир*", "проигнорир*", "забудь*", "не обращай*"},
+			re: rule(`(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|забудь|забудьте|не\s+обращай(?:те)?\s+внимания\s+на)\s+(?:(?:все|всё|предыдущие|прежние|вышеуказанные|вышеизложенные|свои|твои|ваши|данные|ранее|полученные|системные|исходные)\s+)*` +
+				`(?:инструкции|указания|команды|правила|установки|инструкциям|указаниям)`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors:    []string{"покажи*", "раскрой*", "выведи*", "расскажи", "сообщи"},
+			re:         rule(`(?:покажи|покажите|раскрой|раскройте|выведи|выведите|расскажи|сообщи)\s+(?:мне\s+)?(?:свой|свои|твой|твои|ваш|ваши|системный|системные)\s+(?:системный\s+|системные\s+|исходный\s+|скрытые\s+)?(?:промпт|промт|инструкции|подсказку|указания)`),
+			tail:       true,
+			aggressive: true,
+		},
+	}
 }
 
 // ignoreAnchors adds to anchors the verbs that pad well ("ignore really ...") on
@@ -396,13 +409,15 @@ func matchBreakout(s string, i int, aggressive bool) (int, string) {
 	var buf [8]anchorHit
 	var ruleBuf [8]int
 	rules := ruleBuf[:0]
+	rulesAll := breakoutRules()
+	anchorRefs, anchors := breakoutIndex()
 	for _, hit := range anchors.walk(window, buf[:0]) {
 		ref := &anchorRefs[hit.ref]
 		if !ref.prefix && !wordEndsAt(rest, hit.end) {
 			continue
 		}
 		for _, ri := range ref.rules {
-			if r := &breakoutRules[ri]; (!r.aggressive || aggressive) && !slices.Contains(rules, ri) {
+			if r := &rulesAll[ri]; (!r.aggressive || aggressive) && !slices.Contains(rules, ri) {
 				rules = append(rules, ri)
 			}
 		}
@@ -413,7 +428,7 @@ func matchBreakout(s string, i int, aggressive bool) (int, string) {
 	best, layer := -1, ""
 	try := func(text string, srcEnd func(int) int, onSkeleton bool) {
 		for _, ri := range rules {
-			r := &breakoutRules[ri]
+			r := &rulesAll[ri]
 			if r.skeleton && !onSkeleton {
 				continue
 			}
