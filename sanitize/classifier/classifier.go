@@ -29,7 +29,7 @@ import (
 // scoring the whole text and sliding windows over it (so a hijack buried in a
 // long page is found): the maximum over windows.
 //
-// A window is about 64 words and windows overlap by half; a text that fits in
+// A window is about 20 words and windows overlap by half; a text that fits in
 // one window is scored whole. Texts longer than maxScan bytes are sampled: the
 // windows of evenly spaced slices (the first and last included) that add up to
 // maxScan bytes are scored, which bounds the work at the cost of missing an

@@ -28,8 +28,12 @@ func Norm(n int) float32 {
 // Window geometry: a window is two consecutive chunks, so windows are about
 // 2*chunkWords words long and overlap by half. Sharing chunks is what makes the
 // windows cheap: every feature is hashed and looked up once, and a window's sum is
-// the sum of its two chunks.
-const chunkWords = 16
+// the sum of its two chunks. Twenty-word windows were chosen by their figures on
+// the calibration split, against 24 and 32 words (the size before): an injected
+// sentence fills more of a short window, so fewer are diluted by the page around
+// them (task injections in web text 0.79 to 0.87 there), at a false-positive rate
+// that stays under the goal.
+const chunkWords = 10
 
 // maxToken is how many bytes of a word the features see. Longer runs (base64,
 // hashes, URLs glued together) are rarely informative past that and must not make

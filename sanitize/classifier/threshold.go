@@ -7,4 +7,4 @@ package classifier
 // benign pages, emails and news (20% of the data, by hash, never trained on)
 // and takes the lowest threshold that flags at most 0.5% of them, so that the
 // held-out split stays under 1%. The held-out figures are in data/REPORT.txt.
-const Threshold = 0.5681
+const Threshold = 0.6245
