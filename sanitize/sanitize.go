@@ -3,8 +3,13 @@
 // strip prompt-injection tricks and count what they changed, and it wraps the result
 // in tags the content can never close or reopen.
 //
+// A ninth signal, the learned classifier of sanitize/classifier, scores the text
+// beside the layers: it adds a score and a count to the report and can flag the
+// text, but never changes it.
+//
 // It must never fetch, log or decide policy: the caller chooses whether to sanitize
-// and which mode, and wrapping is always applied. It imports nothing of this module.
+// and which mode, and wrapping is always applied. It imports nothing of this module
+// but its own classifier.
 //
 // The layers run in this order, so that evasion fails:
 //
@@ -21,23 +26,28 @@
 // complete a run (a ']' before nine more); sanitizing the output again changes nothing.
 //
 // Neutralized text is replaced by these markers: a fake transcript prefix such as
-// "SYSTEM:" by [role prefix removed], a template or special token such as <|im_start|>
-// (or a text tool-call tag, <tool:NAME>) by [instruction token removed], a take-over sentence (from its first word to the end
-// of the sentence) by [filtered content], and a wrapper tag (<webpage_content,
-// </search_results in any spelling) by [wrapper tag removed], counted as breakout.
-// The wrapping functions neutralize wrapper tags too, so content that was never
-// sanitized cannot close its wrapper either.
+// "SYSTEM:" by [role prefix removed]; a template or special token such as
+// <|im_start|>, a text tool-call tag (<tool:NAME>) or a tool call or result written
+// as JSON by [instruction token removed]; a take-over sentence (from its first word
+// to the end of the sentence), a markdown link that carries data out, base64 or
+// bidi-reversed text that reads as an attack by [filtered content]; and a wrapper
+// tag (<webpage_content, </search_results, </tool_output in any spelling) by
+// [wrapper tag removed], counted as breakout. The wrapping functions neutralize
+// wrapper tags too, so content that was never sanitized cannot close its wrapper
+// either.
 //
 // The aggressive mode (the zero value of Options) adds what costs some precision:
-// orders addressed to an AI, markdown-image exfiltration links, the common phrasings in
-// Spanish, Italian, Portuguese, French, German, Chinese and Russian, role-like XML tags such as <user>, and
-// the collapse of words and lines repeated many times.
+// orders addressed to an AI, markdown-image exfiltration links, the common phrasings
+// in Spanish, Italian, Portuguese, French, German, Chinese and Russian, role-like XML
+// tags such as <user>, and the collapse of words and lines repeated many times.
 //
-// Look-alike letters from other scripts that NFKC keeps (a Cyrillic 'о' in "ignоre")
-// are folded to Latin in words that mix scripts (unicode layer) and in role prefixes;
-// a word written wholly in Cyrillic or Greek is left alone. Latin small capitals
-// ("ꜱʏꜱᴛᴇᴍ") are folded in words made of them and ASCII letters only, so IPA stays. Known limit: a take-over
-// phrase padded to more than 256 bytes between its words escapes the breakout layer.
+// Look-alike letters from other scripts that NFKC keeps (a Cyrillic 'о' in "ignоre",
+// an Armenian 'ո') are folded to Latin in words that mix scripts (unicode layer) and
+// in role prefixes; a word written wholly in Cyrillic or Greek is left alone. Latin
+// small capitals ("ꜱʏꜱᴛᴇᴍ") are folded in words made of them and ASCII letters only,
+// so IPA stays. The breakout layer reads through words joined by hyphens or dots,
+// spelled out or in leetspeak. Known limit: a take-over phrase padded to more than
+// 256 bytes between its words escapes the breakout layer.
 // Sanitize is safe for concurrent use.
 package sanitize
 
