@@ -1,7 +1,8 @@
 // Package llm is how AI Lab talks to a model: a small Provider interface with
-// provider-neutral message types, an OpenAI-compatible implementation, and the
-// offline demo model. It must never import server/ or tools/: tools reach it only as
-// ToolSpecs, and the tool loop lives in server/.
+// provider-neutral message types and the offline demo model. The OpenAI-compatible
+// provider is llm/openai, apart so that ai-client (whose --demo server only runs
+// the demo model) does not link the OpenAI SDK. It must never import server/ or
+// tools/: tools reach it only as ToolSpecs, and the tool loop lives in server/.
 package llm
 
 import "context"

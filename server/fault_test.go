@@ -24,6 +24,7 @@ import (
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/llm/llmtest"
+	"github.com/ailab/ai-lab/llm/openai"
 	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/store"
 	"github.com/ailab/ai-lab/tools"
@@ -637,7 +638,7 @@ func runFaultChild(t *testing.T, specJSON string) {
 	}
 	cfg := rigConfig(t, spec.Dir, "strict", spec.ModelURL)
 	models := func(cfg *config.Config) llm.Provider {
-		return llm.NewOpenAI(llm.OpenAIOptions{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 30 * time.Second})
+		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 30 * time.Second})
 	}
 	r := newRig(t, spec.Dir, cfg, models, func(db *store.Store) server.Store { fs.Store = db; return fs }, tool)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -20,6 +20,7 @@ import (
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/llm/llmtest"
+	"github.com/ailab/ai-lab/llm/openai"
 	"github.com/ailab/ai-lab/server"
 )
 
@@ -108,7 +109,7 @@ func (h *harness) start() {
 		h.t.Fatal(err)
 	}
 	models := func(cfg *config.Config) llm.Provider {
-		return llm.NewOpenAI(llm.OpenAIOptions{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 5 * time.Second})
+		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 5 * time.Second})
 	}
 	if h.fake != nil {
 		models = server.Fixed(h.fake)

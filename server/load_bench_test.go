@@ -24,6 +24,7 @@ import (
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/llm/llmtest"
+	"github.com/ailab/ai-lab/llm/openai"
 	"github.com/ailab/ai-lab/server"
 )
 
@@ -80,7 +81,7 @@ func benchServer(tb testing.TB, modelURL string) (url, token string) {
 		tb.Fatal(err)
 	}
 	models := func(cfg *config.Config) llm.Provider {
-		return llm.NewOpenAI(llm.OpenAIOptions{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: cfg.LLM.Timeout})
+		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: cfg.LLM.Timeout})
 	}
 	app, err := server.Open(context.Background(), cfg, models, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

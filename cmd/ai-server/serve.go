@@ -15,6 +15,7 @@ import (
 
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/llm/openai"
 	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/tools"
 	"github.com/ailab/ai-lab/tracing"
@@ -105,13 +106,13 @@ func loadConfig(explicit string, stderr io.Writer) (*config.Config, int) {
 // newProvider returns the OpenAI-compatible client of cfg's llm.* keys; the
 // server calls it again when they change.
 func newProvider(cfg *config.Config) llm.Provider {
-	return llm.NewOpenAI(llm.OpenAIOptions{
+	return openai.New(openai.Options{
 		BaseURL:    cfg.LLM.BaseURL,
 		Model:      cfg.LLM.Model,
 		APIKey:     os.Getenv(cfg.LLM.APIKeyEnv),
 		KeyEnvVar:  cfg.LLM.APIKeyEnv,
 		Timeout:    cfg.LLM.Timeout,
-		MaxRetries: llm.DefaultMaxRetries,
+		MaxRetries: openai.DefaultMaxRetries,
 	})
 }
 

@@ -1,4 +1,4 @@
-package llm_test
+package openai_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/llm/llmtest"
+	"github.com/ailab/ai-lab/llm/openai"
 )
 
 // noWait makes retries immediate so the tests stay fast.
@@ -32,7 +33,7 @@ func dialingTo(addr string) *http.Client {
 
 func TestOpenAIPlainAnswer(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("hello there"))
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m1", APIKey: "sk-test"})
+	p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m1", APIKey: "sk-test"})
 	msg, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 	if err != nil {
 		t.Fatalf("Complete: %v", err)
@@ -55,7 +56,7 @@ func TestOpenAIPlainAnswer(t *testing.T) {
 
 func TestOpenAIEmptyKeySendsPlaceholder(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Text("ok"))
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m"})
+	p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m"})
 	if _, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
@@ -72,7 +73,7 @@ func TestOpenAIToolCallsRoundTrip(t *testing.T) {
 			llmtest.Call("call_10", "list_directory", `{"path":"."}`),
 		},
 	}))
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m"})
+	p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m"})
 	schema := map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}}
 	req := llm.Request{
 		Messages: []llm.Message{
@@ -152,7 +153,7 @@ func TestOpenAIRetriesTransientFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tc.steps...)
 			var waits []int
-			p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m", MaxRetries: 2, Backoff: func(n int) time.Duration {
+			p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m", MaxRetries: 2, Backoff: func(n int) time.Duration {
 				waits = append(waits, n)
 				return 0
 			}})
@@ -175,7 +176,7 @@ func TestOpenAIRetriesTransientFailures(t *testing.T) {
 
 func TestOpenAIHonorsRetryAfter(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Status(429, `{"error":{"message":"rate limited"}}`).WithHeader("Retry-After", "1"), llmtest.Text("ok"))
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m", MaxRetries: 1, Backoff: func(int) time.Duration {
+	p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m", MaxRetries: 1, Backoff: func(int) time.Duration {
 		t.Error("Backoff was used although the server sent Retry-After")
 		return 0
 	}})
@@ -194,8 +195,8 @@ func TestOpenAIHonorsRetryAfter(t *testing.T) {
 var openAIErrorCases = []struct {
 	name     string
 	steps    []llmtest.Step
-	opts     llm.OpenAIOptions // BaseURL and HTTPClient default to srv
-	want     string            // exact sentence; "{URL}" stands for srv.URL()
+	opts     openai.Options // BaseURL and HTTPClient default to srv
+	want     string         // exact sentence; "{URL}" stands for srv.URL()
 	kind     llm.ErrorKind
 	status   int
 	requests int
@@ -203,13 +204,13 @@ var openAIErrorCases = []struct {
 	{
 		name:  "500 every time gives up after the retries",
 		steps: []llmtest.Step{llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`), llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`), llmtest.Status(500, `{"error":{"message":"CUDA out of memory"}}`)},
-		opts:  llm.OpenAIOptions{MaxRetries: 2},
+		opts:  openai.Options{MaxRetries: 2},
 		want:  "the model answered 500: CUDA out of memory", kind: llm.KindStatus, status: 500, requests: 3,
 	},
 	{
 		name:  "a connection reset every time gives up after the retries",
 		steps: []llmtest.Step{llmtest.Reset(), llmtest.Reset(), llmtest.Reset()},
-		opts:  llm.OpenAIOptions{MaxRetries: 2},
+		opts:  openai.Options{MaxRetries: 2},
 		want:  "cannot reach the model at {URL} (connection reset): start the model server or set llm.base_url", kind: llm.KindUnreachable, requests: 3,
 	},
 	{
@@ -225,31 +226,31 @@ var openAIErrorCases = []struct {
 	{
 		name:  "401 is not retried and names the key variable",
 		steps: []llmtest.Step{llmtest.Status(401, `{"error":{"message":"Incorrect API key provided"}}`)},
-		opts:  llm.OpenAIOptions{MaxRetries: 3, KeyEnvVar: "OPENAI_API_KEY"},
+		opts:  openai.Options{MaxRetries: 3, KeyEnvVar: "OPENAI_API_KEY"},
 		want:  "the model answered 401: check OPENAI_API_KEY", kind: llm.KindAuth, status: 401, requests: 1,
 	},
 	{
 		name:  "403 uses the configured key variable",
 		steps: []llmtest.Step{llmtest.Status(403, `{"error":"forbidden"}`)},
-		opts:  llm.OpenAIOptions{KeyEnvVar: "AILAB_LLM_API_KEY"},
+		opts:  openai.Options{KeyEnvVar: "AILAB_LLM_API_KEY"},
 		want:  "the model answered 403: check AILAB_LLM_API_KEY", kind: llm.KindAuth, status: 403, requests: 1,
 	},
 	{
 		name:  "ollama model not found",
 		steps: []llmtest.Step{llmtest.Status(404, `{"error":{"message":"model \"qwen2.5:7b-instruct\" not found, try pulling it first","type":"api_error"}}`)},
-		opts:  llm.OpenAIOptions{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5:7b-instruct", MaxRetries: 2},
+		opts:  openai.Options{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5:7b-instruct", MaxRetries: 2},
 		want:  "model qwen2.5:7b-instruct not found at http://127.0.0.1:11434/v1: pull it (ollama pull qwen2.5:7b-instruct) or set llm.model", kind: llm.KindModelNotFound, status: 404, requests: 1,
 	},
 	{
 		name:  "openai model_not_found code",
 		steps: []llmtest.Step{llmtest.Status(404, `{"error":{"message":"The model gpt-9 does not exist or you do not have access to it.","code":"model_not_found"}}`)},
-		opts:  llm.OpenAIOptions{Model: "gpt-9"},
+		opts:  openai.Options{Model: "gpt-9"},
 		want:  "model gpt-9 not found at {URL}: check the name or set llm.model", kind: llm.KindModelNotFound, status: 404, requests: 1,
 	},
 	{
 		name:  "400 saying the model does not exist",
 		steps: []llmtest.Step{llmtest.Status(400, `{"message":"The model x does not exist."}`)},
-		opts:  llm.OpenAIOptions{Model: "x"},
+		opts:  openai.Options{Model: "x"},
 		want:  "model x not found at {URL}: check the name or set llm.model", kind: llm.KindModelNotFound, status: 400, requests: 1,
 	},
 	{
@@ -260,13 +261,13 @@ var openAIErrorCases = []struct {
 	{
 		name:  "other 400 quotes the server",
 		steps: []llmtest.Step{llmtest.Status(400, `{"error":{"message":"tools are not supported by this model"}}`)},
-		opts:  llm.OpenAIOptions{MaxRetries: 2},
+		opts:  openai.Options{MaxRetries: 2},
 		want:  "the model answered 400: tools are not supported by this model", kind: llm.KindStatus, status: 400, requests: 1,
 	},
 	{
 		name:  "timeout names the limit",
 		steps: []llmtest.Step{llmtest.Stall()},
-		opts:  llm.OpenAIOptions{Timeout: 150 * time.Millisecond, MaxRetries: 2},
+		opts:  openai.Options{Timeout: 150 * time.Millisecond, MaxRetries: 2},
 		want:  "the model did not answer within 150ms (llm.timeout): raise llm.timeout or use a smaller model", kind: llm.KindTimeout, requests: 1,
 	},
 	{
@@ -296,7 +297,7 @@ func TestOpenAIErrors(t *testing.T) {
 			}
 			opts.HTTPClient = dialingTo(strings.TrimSuffix(strings.TrimPrefix(srv.URL(), "http://"), "/v1"))
 			opts.Backoff = noWait
-			_, err := llm.NewOpenAI(opts).Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+			_, err := openai.New(opts).Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 			var le *llm.Error
 			if !errors.As(err, &le) {
 				t.Fatalf("err = %v (%T), want *llm.Error", err, err)
@@ -338,7 +339,7 @@ func TestOpenAIConnectionRefused(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			attempts := 0
-			p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: tc.baseURL, Model: "m", MaxRetries: 3, HTTPClient: dialingTo(closed), Backoff: func(int) time.Duration { attempts++; return 0 }})
+			p := openai.New(openai.Options{BaseURL: tc.baseURL, Model: "m", MaxRetries: 3, HTTPClient: dialingTo(closed), Backoff: func(int) time.Duration { attempts++; return 0 }})
 			_, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 			var le *llm.Error
 			if !errors.As(err, &le) || le.Kind != llm.KindUnreachable {
@@ -359,7 +360,7 @@ func TestOpenAIConnectionRefused(t *testing.T) {
 
 func TestOpenAICanceled(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Stall())
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m", MaxRetries: 2, Backoff: noWait})
+	p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m", MaxRetries: 2, Backoff: noWait})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	_, err := p.Complete(ctx, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
@@ -374,7 +375,7 @@ func TestOpenAICanceled(t *testing.T) {
 
 func TestOpenAIRejectsUnknownRole(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m"})
+	p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m"})
 	_, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: "narrator", Content: "hi"}}})
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != llm.KindBadRequest || !strings.Contains(le.Error(), `"narrator"`) {
@@ -402,7 +403,7 @@ func TestOpenAITLSMistakes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			retries := 0
-			p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: tc.baseURL, Model: "m", MaxRetries: 2, Backoff: func(int) time.Duration { retries++; return 0 }})
+			p := openai.New(openai.Options{BaseURL: tc.baseURL, Model: "m", MaxRetries: 2, Backoff: func(int) time.Duration { retries++; return 0 }})
 			_, err := p.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 			var le *llm.Error
 			if !errors.As(err, &le) || le.Kind != llm.KindUnreachable {

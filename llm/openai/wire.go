@@ -1,9 +1,10 @@
-package llm
+package openai
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ailab/ai-lab/llm"
 	"sync"
 )
 
@@ -46,7 +47,7 @@ type wireDefinition struct {
 // asking for server-sent events when stream is set. The body is assembled by
 // hand around the messages' encodings: encoding/json would validate and
 // compact every one of them again.
-func encodeRequest(model string, req Request, cache *wireCache, stream bool) ([]byte, error) {
+func encodeRequest(model string, req llm.Request, cache *wireCache, stream bool) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(cache.size(req))
 	buf.WriteString(`{"model":`)
@@ -62,7 +63,7 @@ func encodeRequest(model string, req Request, cache *wireCache, stream bool) ([]
 	for i, m := range req.Messages {
 		raw, err := cache.encode(m)
 		if err != nil {
-			return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("message %d: %v", i, err)}
+			return nil, &llm.Error{Kind: llm.KindBadRequest, Message: fmt.Sprintf("message %d: %v", i, err)}
 		}
 		if i > 0 {
 			buf.WriteByte(',')
@@ -73,7 +74,7 @@ func encodeRequest(model string, req Request, cache *wireCache, stream bool) ([]
 	if len(req.Tools) > 0 {
 		tools, err := cache.tools(req.Tools)
 		if err != nil {
-			return nil, &Error{Kind: KindBadRequest, Message: "the tools could not be encoded: " + err.Error()}
+			return nil, &llm.Error{Kind: llm.KindBadRequest, Message: "the tools could not be encoded: " + err.Error()}
 		}
 		buf.WriteString(`,"tools":`)
 		buf.Write(tools)
@@ -94,14 +95,14 @@ func writeJSON(buf *bytes.Buffer, v any) error {
 }
 
 // encodeMessage encodes one message in the wire format.
-func encodeMessage(m Message) (json.RawMessage, error) {
+func encodeMessage(m llm.Message) (json.RawMessage, error) {
 	w := wireMessage{Role: m.Role}
 	switch m.Role {
-	case RoleSystem, RoleUser:
+	case llm.RoleSystem, llm.RoleUser:
 		w.Content = &m.Content
-	case RoleTool:
+	case llm.RoleTool:
 		w.Content, w.ToolCallID = &m.Content, m.ToolCallID
-	case RoleAssistant:
+	case llm.RoleAssistant:
 		// A turn that only calls tools carries no content, as OpenAI's own replies do.
 		if m.Content != "" || len(m.ToolCalls) == 0 {
 			w.Content = &m.Content
@@ -128,13 +129,13 @@ type wireCache struct {
 	byKey map[wireKey]json.RawMessage
 	bytes int
 
-	toolSpecs *ToolSpec // the first element of the list lastTools encodes
+	toolSpecs *llm.ToolSpec // the first element of the list lastTools encodes
 	toolCount int
 	lastTools []byte
 }
 
 // tools returns the encoding of specs.
-func (c *wireCache) tools(specs []ToolSpec) ([]byte, error) {
+func (c *wireCache) tools(specs []llm.ToolSpec) ([]byte, error) {
 	if c != nil {
 		c.mu.Lock()
 		if c.toolSpecs == &specs[0] && c.toolCount == len(specs) {
@@ -174,7 +175,7 @@ type wireKey struct {
 
 const maxCacheBytes = 32 << 20
 
-func keyOf(m Message) wireKey {
+func keyOf(m llm.Message) wireKey {
 	k := wireKey{role: m.Role, content: m.Content, toolCallID: m.ToolCallID}
 	if len(m.ToolCalls) > 0 {
 		var b bytes.Buffer
@@ -186,7 +187,7 @@ func keyOf(m Message) wireKey {
 	return k
 }
 
-func (c *wireCache) encode(m Message) (json.RawMessage, error) {
+func (c *wireCache) encode(m llm.Message) (json.RawMessage, error) {
 	if c == nil {
 		return encodeMessage(m)
 	}
@@ -212,7 +213,7 @@ func (c *wireCache) encode(m Message) (json.RawMessage, error) {
 }
 
 // size estimates the encoded size of req, to allocate the body once.
-func (c *wireCache) size(req Request) int {
+func (c *wireCache) size(req llm.Request) int {
 	n := 256
 	for _, m := range req.Messages {
 		n += len(m.Content) + len(m.ToolCallID) + 64

@@ -1,4 +1,4 @@
-package llm
+package openai
 
 import (
 	"bufio"
@@ -8,26 +8,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ailab/ai-lab/llm"
 	"io"
 	"mime"
 	"net/http"
 	"slices"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
+	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
-var _ Streamer = (*OpenAI)(nil)
+var _ llm.Streamer = (*Provider)(nil)
 
 // Stream sends one round like Complete and delivers the reply's text to onText
 // as the model writes it. A failure before any text was delivered is retried
 // like Complete's; a failure after is not, since the caller has shown the text.
-func (p *OpenAI) Stream(ctx context.Context, req Request, onText func(text string)) (Message, error) {
+func (p *Provider) Stream(ctx context.Context, req llm.Request, onText func(text string)) (llm.Message, error) {
 	body, err := encodeRequest(p.opts.Model, req, &p.wire, true)
 	if err != nil {
-		return Message{}, err
+		return llm.Message{}, err
 	}
 	delivered := false
 	emit := func(text string) {
@@ -40,15 +41,15 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, onText func(text strin
 			return msg, nil
 		}
 		if delivered || !failure.retryable || attempt >= p.opts.MaxRetries {
-			return Message{}, failure.err
+			return llm.Message{}, failure.err
 		}
 		if err := p.waitToRetry(ctx, attempt, failure); err != nil {
-			return Message{}, p.canceled(err)
+			return llm.Message{}, p.canceled(err)
 		}
 	}
 }
 
-func (p *OpenAI) attemptStream(ctx context.Context, body []byte, emit func(string)) (Message, *failure) {
+func (p *Provider) attemptStream(ctx context.Context, body []byte, emit func(string)) (llm.Message, *failure) {
 	actx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
 	var answer *httpAnswer
@@ -72,22 +73,22 @@ func (p *OpenAI) attemptStream(ctx context.Context, body []byte, emit func(strin
 		res.Body = events
 		return res, nil
 	})
-	stream := p.client.Chat.Completions.NewStreaming(actx, openai.ChatCompletionNewParams{},
+	stream := p.client.Chat.Completions.NewStreaming(actx, sdk.ChatCompletionNewParams{},
 		option.WithRequestBody("application/json", body), watch)
 	defer stream.Close()
 	if whole != nil {
 		defer whole.Close()
 	}
 	if err := stream.Err(); err != nil {
-		return Message{}, p.classify(ctx, actx, err, answer)
+		return llm.Message{}, p.classify(ctx, actx, err, answer)
 	}
 	if whole != nil {
 		msg, err := readWholeCompletion(whole)
 		if err != nil {
-			if le, ok := err.(*Error); ok {
-				return Message{}, &failure{err: le}
+			if le, ok := err.(*llm.Error); ok {
+				return llm.Message{}, &failure{err: le}
 			}
-			return Message{}, p.classify(ctx, actx, err, nil)
+			return llm.Message{}, p.classify(ctx, actx, err, nil)
 		}
 		if msg.Content != "" {
 			emit(msg.Content)
@@ -100,11 +101,11 @@ func (p *OpenAI) attemptStream(ctx context.Context, body []byte, emit func(strin
 		if events != nil {
 			readErr = events.err
 		}
-		return Message{}, p.classifyStream(ctx, actx, err, readErr, a.chunks > 0)
+		return llm.Message{}, p.classifyStream(ctx, actx, err, readErr, a.chunks > 0)
 	}
 	msg, convErr := a.message()
 	if convErr != nil {
-		return Message{}, &failure{err: convErr}
+		return llm.Message{}, &failure{err: convErr}
 	}
 	return msg, nil
 }
@@ -143,18 +144,18 @@ func isWholeCompletion(res *http.Response) bool {
 
 // readWholeCompletion decodes a JSON completion as the SDK does for Complete,
 // so the message and every error are the same as Complete's.
-func readWholeCompletion(body io.Reader) (Message, error) {
+func readWholeCompletion(body io.Reader) (llm.Message, error) {
 	raw, err := io.ReadAll(body)
 	if err != nil {
-		return Message{}, err
+		return llm.Message{}, err
 	}
-	var c openai.ChatCompletion
+	var c sdk.ChatCompletion
 	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&c); err != nil {
-		return Message{}, fmt.Errorf("error parsing response json: %w", err)
+		return llm.Message{}, fmt.Errorf("error parsing response json: %w", err)
 	}
 	msg, convErr := fromCompletion(&c)
 	if convErr != nil {
-		return Message{}, convErr
+		return llm.Message{}, convErr
 	}
 	return msg, nil
 }
@@ -179,7 +180,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 // sentence: readErr is the body's own error, if any. Before the first chunk
 // it is Complete's; after it, a broken connection says that the answer broke
 // off, since the model was reachable.
-func (p *OpenAI) classifyStream(ctx, actx context.Context, err, readErr error, started bool) *failure {
+func (p *Provider) classifyStream(ctx, actx context.Context, err, readErr error, started bool) *failure {
 	var se *ssestream.StreamError
 	if errors.As(err, &se) && ctx.Err() == nil {
 		msg := serverMessage(se.Event.Data)
@@ -188,8 +189,8 @@ func (p *OpenAI) classifyStream(ctx, actx context.Context, err, readErr error, s
 		}
 		// Servers report overload and crashes this way once the 200 is out,
 		// so it is worth a retry as a 5xx is.
-		return &failure{retryable: true, err: &Error{
-			Kind:    KindStatus,
+		return &failure{retryable: true, err: &llm.Error{
+			Kind:    llm.KindStatus,
 			Message: "the model stopped its answer with an error: " + msg,
 			Cause:   err,
 		}}
@@ -208,8 +209,8 @@ func (p *OpenAI) classifyStream(ctx, actx context.Context, err, readErr error, s
 	if !started {
 		return p.unreachable(reason, retryable, err)
 	}
-	return &failure{retryable: retryable, err: &Error{
-		Kind:    KindUnreachable,
+	return &failure{retryable: retryable, err: &llm.Error{
+		Kind:    llm.KindUnreachable,
 		Message: fmt.Sprintf("the connection to the model at %s broke in the middle of its answer (%s): try again, and check the model server if it keeps happening", p.opts.BaseURL, reason),
 		Cause:   err,
 	}}
@@ -245,7 +246,7 @@ func newStreamAssembler(emit func(string)) *streamAssembler {
 }
 
 // read consumes the stream to its end.
-func (a *streamAssembler) read(stream *ssestream.Stream[openai.ChatCompletionChunk]) error {
+func (a *streamAssembler) read(stream *ssestream.Stream[sdk.ChatCompletionChunk]) error {
 	for stream.Next() {
 		a.chunks++
 		chunk := stream.Current()
@@ -254,7 +255,7 @@ func (a *streamAssembler) read(stream *ssestream.Stream[openai.ChatCompletionChu
 	return stream.Err()
 }
 
-func (a *streamAssembler) add(chunk *openai.ChatCompletionChunk) {
+func (a *streamAssembler) add(chunk *sdk.ChatCompletionChunk) {
 	for i := range chunk.Choices {
 		c := &chunk.Choices[i]
 		if c.Index != 0 {
@@ -281,7 +282,7 @@ func (a *streamAssembler) add(chunk *openai.ChatCompletionChunk) {
 // of an index and the arguments in pieces; a server that repeats the id and
 // name in every delta is understood too, and one that numbers every call 0
 // but gives each its own id gets each its own call.
-func (a *streamAssembler) addCall(d *openai.ChatCompletionChunkChoiceDeltaToolCall) {
+func (a *streamAssembler) addCall(d *sdk.ChatCompletionChunkChoiceDeltaToolCall) {
 	pos, ok := a.byIndex[d.Index]
 	if !ok || (d.ID != "" && a.calls[pos].id != "" && d.ID != a.calls[pos].id) {
 		pos = len(a.calls)
@@ -300,12 +301,12 @@ func (a *streamAssembler) addCall(d *openai.ChatCompletionChunkChoiceDeltaToolCa
 
 // message returns the assembled reply, exactly as fromCompletion makes it from
 // the same reply sent whole, and delivers the text still held back.
-func (a *streamAssembler) message() (Message, *Error) {
+func (a *streamAssembler) message() (llm.Message, *llm.Error) {
 	if !a.choice {
-		return Message{}, errNoChoices()
+		return llm.Message{}, errNoChoices()
 	}
 	a.text.flush()
-	out := Message{Role: RoleAssistant, Content: withoutThinking(a.content.String())}
+	out := llm.Message{Role: llm.RoleAssistant, Content: withoutThinking(a.content.String())}
 	if out.Content == "" && a.refusal.Len() > 0 {
 		out.Content = a.refusal.String()
 		a.text.emit(out.Content)
@@ -320,10 +321,10 @@ func (a *streamAssembler) message() (Message, *Error) {
 		if id == "" {
 			id = fmt.Sprintf("call_%d", i+1)
 		}
-		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: id, Name: c.name, Arguments: c.args.String()})
+		out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: id, Name: c.name, Arguments: c.args.String()})
 	}
 	if len(out.ToolCalls) == 0 && a.fnName != "" {
-		out.ToolCalls = []ToolCall{{ID: "call_1", Name: a.fnName, Arguments: a.fnArgs.String()}}
+		out.ToolCalls = []llm.ToolCall{{ID: "call_1", Name: a.fnName, Arguments: a.fnArgs.String()}}
 	}
 	return out, nil
 }

@@ -1,4 +1,10 @@
-package llm
+// Package openai is the llm.Provider for any OpenAI-compatible chat completions
+// endpoint (Ollama, llama.cpp, vLLM, LM Studio, OpenAI): native tool calling,
+// streaming, retries with backoff and Retry-After, and errors that say in one
+// sentence what to fix. It builds request bodies itself (wire.go) and uses the
+// official SDK to send them and decode replies and streams. It must never import
+// server/ or tools/.
+package openai
 
 import (
 	"bytes"
@@ -7,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ailab/ai-lab/llm"
 	"io"
 	"net"
 	"net/http"
@@ -16,11 +23,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openai/openai-go/v3"
+	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
 
-// Defaults used when OpenAIOptions leaves a field zero.
+// Defaults used when Options leaves a field zero.
 const (
 	DefaultTimeout   = 2 * time.Minute
 	DefaultKeyEnvVar = "OPENAI_API_KEY"
@@ -28,15 +35,15 @@ const (
 )
 
 // DefaultMaxRetries is a sensible default for llm.max_retries in config. A zero
-// OpenAIOptions.MaxRetries means no retries, not this value, so that a configured
+// Options.MaxRetries means no retries, not this value, so that a configured
 // 0 is honored.
 const DefaultMaxRetries = 2
 
 // maxRetryAfter caps a server's Retry-After so a rate-limited turn never hangs for minutes.
 const maxRetryAfter = 30 * time.Second
 
-// OpenAIOptions configures NewOpenAI.
-type OpenAIOptions struct {
+// Options configures New.
+type Options struct {
 	// BaseURL is the API root, e.g. http://127.0.0.1:11434/v1 (llm.base_url);
 	// empty means DefaultBaseURL.
 	BaseURL string
@@ -61,19 +68,19 @@ type OpenAIOptions struct {
 	HTTPClient *http.Client
 }
 
-// OpenAI is a Provider speaking the OpenAI-compatible chat completions API with
+// Provider is an llm.Provider speaking the OpenAI-compatible chat completions API with
 // native tool calling (Ollama, llama.cpp, vLLM, LM Studio, OpenAI).
-type OpenAI struct {
-	opts   OpenAIOptions
-	client openai.Client
+type Provider struct {
+	opts   Options
+	client sdk.Client
 	wire   wireCache
 }
 
-var _ Provider = (*OpenAI)(nil)
+var _ llm.Provider = (*Provider)(nil)
 
-// NewOpenAI returns a provider for opts. It does no I/O: an unreachable server
+// New returns a provider for opts. It does no I/O: an unreachable server
 // shows up as an *Error from the first Complete.
-func NewOpenAI(opts OpenAIOptions) *OpenAI {
+func New(opts Options) *Provider {
 	if opts.BaseURL == "" {
 		opts.BaseURL = DefaultBaseURL
 	}
@@ -104,7 +111,7 @@ func NewOpenAI(opts OpenAIOptions) *OpenAI {
 		opts.HTTPClient = &http.Client{Transport: pooledTransport()}
 	}
 	reqOpts = append(reqOpts, option.WithHTTPClient(opts.HTTPClient))
-	return &OpenAI{opts: opts, client: openai.NewClient(reqOpts...)}
+	return &Provider{opts: opts, client: sdk.NewClient(reqOpts...)}
 }
 
 // pooledTransport is http.DefaultTransport with an idle pool sized for many
@@ -119,7 +126,7 @@ func pooledTransport() *http.Transport {
 }
 
 // Model returns the configured model name.
-func (p *OpenAI) Model() string { return p.opts.Model }
+func (p *Provider) Model() string { return p.opts.Model }
 
 func exponentialBackoff(retry int) time.Duration {
 	d := 500 * time.Millisecond
@@ -131,10 +138,10 @@ func exponentialBackoff(retry int) time.Duration {
 
 // Complete sends one round and returns the assistant message, retrying transient
 // failures up to MaxRetries times.
-func (p *OpenAI) Complete(ctx context.Context, req Request) (Message, error) {
+func (p *Provider) Complete(ctx context.Context, req llm.Request) (llm.Message, error) {
 	body, err := encodeRequest(p.opts.Model, req, &p.wire, false)
 	if err != nil {
-		return Message{}, err
+		return llm.Message{}, err
 	}
 	for attempt := 0; ; attempt++ {
 		msg, failure := p.attempt(ctx, body)
@@ -142,17 +149,17 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Message, error) {
 			return msg, nil
 		}
 		if !failure.retryable || attempt >= p.opts.MaxRetries {
-			return Message{}, failure.err
+			return llm.Message{}, failure.err
 		}
 		if err := p.waitToRetry(ctx, attempt, failure); err != nil {
-			return Message{}, p.canceled(err)
+			return llm.Message{}, p.canceled(err)
 		}
 	}
 }
 
 // waitToRetry waits before the retry after attempt (0-based): as long as the
 // server asked, or the backoff.
-func (p *OpenAI) waitToRetry(ctx context.Context, attempt int, f *failure) error {
+func (p *Provider) waitToRetry(ctx context.Context, attempt int, f *failure) error {
 	wait := f.retryAfter
 	if wait <= 0 {
 		wait = p.opts.Backoff(attempt + 1)
@@ -176,7 +183,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // A failure is one failed attempt, already turned into the user's sentence.
 type failure struct {
-	err        *Error
+	err        *llm.Error
 	retryable  bool
 	retryAfter time.Duration
 }
@@ -193,7 +200,7 @@ type httpAnswer struct {
 // maxErrorBody bounds how much of an error body is kept for the sentence.
 const maxErrorBody = 64 << 10
 
-func (p *OpenAI) attempt(ctx context.Context, body []byte) (Message, *failure) {
+func (p *Provider) attempt(ctx context.Context, body []byte) (llm.Message, *failure) {
 	actx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
 	var answer *httpAnswer
@@ -205,16 +212,16 @@ func (p *OpenAI) attempt(ctx context.Context, body []byte) (Message, *failure) {
 		answer = keepErrorBody(res)
 		return res, nil
 	})
-	completion, err := p.client.Chat.Completions.New(actx, openai.ChatCompletionNewParams{},
+	completion, err := p.client.Chat.Completions.New(actx, sdk.ChatCompletionNewParams{},
 		option.WithRequestBody("application/json", body), watch)
 	if err == nil {
 		msg, convErr := fromCompletion(completion)
 		if convErr != nil {
-			return Message{}, &failure{err: convErr}
+			return llm.Message{}, &failure{err: convErr}
 		}
 		return msg, nil
 	}
-	return Message{}, p.classify(ctx, actx, err, answer)
+	return llm.Message{}, p.classify(ctx, actx, err, answer)
 }
 
 // keepErrorBody reads what the server said with an error status and puts the
@@ -239,13 +246,13 @@ func parseRetryAfter(v string) time.Duration {
 	return 0
 }
 
-func (p *OpenAI) canceled(cause error) *Error {
-	return &Error{Kind: KindCanceled, Message: "the request to the model was canceled before it answered", Cause: cause}
+func (p *Provider) canceled(cause error) *llm.Error {
+	return &llm.Error{Kind: llm.KindCanceled, Message: "the request to the model was canceled before it answered", Cause: cause}
 }
 
 // classify turns a failed attempt into the user's sentence and decides whether
 // it is worth retrying.
-func (p *OpenAI) classify(ctx, actx context.Context, err error, answer *httpAnswer) *failure {
+func (p *Provider) classify(ctx, actx context.Context, err error, answer *httpAnswer) *failure {
 	if ctx.Err() != nil {
 		return &failure{err: p.canceled(err)}
 	}
@@ -253,8 +260,8 @@ func (p *OpenAI) classify(ctx, actx context.Context, err error, answer *httpAnsw
 		return p.classifyStatus(err, answer)
 	}
 	if actx.Err() != nil || isTimeout(err) {
-		return &failure{err: &Error{
-			Kind:    KindTimeout,
+		return &failure{err: &llm.Error{
+			Kind:    llm.KindTimeout,
 			Message: fmt.Sprintf("the model did not answer within %s (llm.timeout): raise llm.timeout or use a smaller model", p.opts.Timeout),
 			Cause:   err,
 		}}
@@ -262,8 +269,8 @@ func (p *OpenAI) classify(ctx, actx context.Context, err error, answer *httpAnsw
 	reason, retryable := networkReason(err)
 	if reason == "" {
 		// A 2xx body the SDK could not decode lands here too.
-		return &failure{err: &Error{
-			Kind:    KindBadResponse,
+		return &failure{err: &llm.Error{
+			Kind:    llm.KindBadResponse,
 			Message: fmt.Sprintf("the model at %s gave an answer that is not an OpenAI-compatible chat completion: check llm.base_url", p.opts.BaseURL),
 			Cause:   err,
 		}}
@@ -272,13 +279,13 @@ func (p *OpenAI) classify(ctx, actx context.Context, err error, answer *httpAnsw
 }
 
 // unreachable is the failure of a request that got no usable HTTP answer.
-func (p *OpenAI) unreachable(reason string, retryable bool, err error) *failure {
+func (p *Provider) unreachable(reason string, retryable bool, err error) *failure {
 	hint, ok := tlsHints[reason] // starting a server cannot fix a wrong scheme or an untrusted certificate
 	if !ok {
 		hint = p.startHint() + " or set llm.base_url"
 	}
-	return &failure{retryable: retryable, err: &Error{
-		Kind:    KindUnreachable,
+	return &failure{retryable: retryable, err: &llm.Error{
+		Kind:    llm.KindUnreachable,
 		Message: fmt.Sprintf("cannot reach the model at %s (%s): %s", p.opts.BaseURL, reason, hint),
 		Cause:   err,
 	}}
@@ -337,7 +344,7 @@ func networkReason(err error) (reason string, retryable bool) {
 
 // startHint tells the user what to fix: a local server must be started (Ollama's
 // default port gets a name), a remote one is a network matter.
-func (p *OpenAI) startHint() string {
+func (p *Provider) startHint() string {
 	u, err := url.Parse(p.opts.BaseURL)
 	if err != nil {
 		return "check the address"
@@ -352,19 +359,19 @@ func (p *OpenAI) startHint() string {
 	return "check the network"
 }
 
-func (p *OpenAI) classifyStatus(err error, a *httpAnswer) *failure {
+func (p *Provider) classifyStatus(err error, a *httpAnswer) *failure {
 	msg := serverMessage(a.body)
-	e := &Error{Kind: KindStatus, Status: a.status, Cause: err}
+	e := &llm.Error{Kind: llm.KindStatus, Status: a.status, Cause: err}
 	f := &failure{err: e}
 	switch {
 	case a.status == http.StatusUnauthorized || a.status == http.StatusForbidden:
-		e.Kind = KindAuth
+		e.Kind = llm.KindAuth
 		e.Message = fmt.Sprintf("the model answered %d: check %s", a.status, p.opts.KeyEnvVar)
 	case looksLikeMissingModel(a.status, a.body, msg):
-		e.Kind = KindModelNotFound
+		e.Kind = llm.KindModelNotFound
 		e.Message = fmt.Sprintf("model %s not found at %s: %s or set llm.model", p.opts.Model, p.opts.BaseURL, p.pullHint())
 	case a.status == http.StatusNotFound:
-		e.Kind = KindEndpointNotFound
+		e.Kind = llm.KindEndpointNotFound
 		e.Message = fmt.Sprintf("the model server at %s has no chat completions endpoint (404): check llm.base_url (it usually ends in /v1)", p.opts.BaseURL)
 	default:
 		if msg == "" {
@@ -377,7 +384,7 @@ func (p *OpenAI) classifyStatus(err error, a *httpAnswer) *failure {
 	return f
 }
 
-func (p *OpenAI) pullHint() string {
+func (p *Provider) pullHint() string {
 	if u, err := url.Parse(p.opts.BaseURL); err == nil && u.Port() == "11434" {
 		return "pull it (ollama pull " + p.opts.Model + ")"
 	}
@@ -437,12 +444,12 @@ func shorten(s string, n int) string {
 }
 
 // fromCompletion converts the SDK's reply to the provider-neutral assistant message.
-func fromCompletion(c *openai.ChatCompletion) (Message, *Error) {
+func fromCompletion(c *sdk.ChatCompletion) (llm.Message, *llm.Error) {
 	if c == nil || len(c.Choices) == 0 {
-		return Message{}, errNoChoices()
+		return llm.Message{}, errNoChoices()
 	}
 	m := c.Choices[0].Message
-	out := Message{Role: RoleAssistant, Content: withoutThinking(m.Content)}
+	out := llm.Message{Role: llm.RoleAssistant, Content: withoutThinking(m.Content)}
 	if out.Content == "" && m.Refusal != "" {
 		out.Content = m.Refusal
 	}
@@ -455,17 +462,17 @@ func fromCompletion(c *openai.ChatCompletion) (Message, *Error) {
 			// Some local servers omit ids; the tool message must still match its call.
 			id = fmt.Sprintf("call_%d", i+1)
 		}
-		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
 	// The deprecated single function_call is still what some older local servers send.
 	if len(out.ToolCalls) == 0 && m.FunctionCall.Name != "" {
-		out.ToolCalls = []ToolCall{{ID: "call_1", Name: m.FunctionCall.Name, Arguments: m.FunctionCall.Arguments}}
+		out.ToolCalls = []llm.ToolCall{{ID: "call_1", Name: m.FunctionCall.Name, Arguments: m.FunctionCall.Arguments}}
 	}
 	return out, nil
 }
 
-func errNoChoices() *Error {
-	return &Error{Kind: KindBadResponse, Message: "the model answered with no choices: check that llm.base_url points to an OpenAI-compatible chat completions API"}
+func errNoChoices() *llm.Error {
+	return &llm.Error{Kind: llm.KindBadResponse, Message: "the model answered with no choices: check that llm.base_url points to an OpenAI-compatible chat completions API"}
 }
 
 // withoutThinking drops the <think>...</think> block that reasoning models

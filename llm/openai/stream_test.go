@@ -1,4 +1,4 @@
-package llm_test
+package openai_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/llm/llmtest"
+	"github.com/ailab/ai-lab/llm/openai"
 )
 
 var hi = llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
@@ -59,7 +60,7 @@ func TestOpenAIStreamMatchesComplete(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tc.step, tc.step)
-			p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m"})
+			p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m"})
 			want, err := p.Complete(context.Background(), hi)
 			if err != nil {
 				t.Fatalf("Complete: %v", err)
@@ -93,7 +94,7 @@ func TestOpenAIStreamMatchesComplete(t *testing.T) {
 // is still writing the rest, not when the reply is complete.
 func TestOpenAIStreamDeliversAsWritten(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Paced(300*time.Millisecond, llmtest.Chunked(llmtest.Text("one two"), 4)))
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m"})
+	p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m"})
 	start := time.Now()
 	var first time.Duration
 	msg, err := p.Stream(context.Background(), hi, func(string) {
@@ -131,7 +132,7 @@ func TestOpenAIStreamUnstreamedAnswer(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tc.step)
-			p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m"})
+			p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m"})
 			got, pieces, err := stream(context.Background(), p, hi)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
@@ -214,7 +215,7 @@ func TestOpenAIStreamFailures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tc.steps...)
-			p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m", MaxRetries: 2, Backoff: noWait})
+			p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m", MaxRetries: 2, Backoff: noWait})
 			msg, pieces, err := stream(context.Background(), p, hi)
 			if !reflect.DeepEqual(pieces, tc.wantPieces) {
 				t.Errorf("pieces = %q, want %q", pieces, tc.wantPieces)
@@ -253,7 +254,7 @@ func TestOpenAIStreamHTTP2Reset(t *testing.T) {
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	defer srv.Close()
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL, Model: "m", MaxRetries: 2, Backoff: noWait, HTTPClient: srv.Client()})
+	p := openai.New(openai.Options{BaseURL: srv.URL, Model: "m", MaxRetries: 2, Backoff: noWait, HTTPClient: srv.Client()})
 	_, pieces, err := stream(context.Background(), p, hi)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != llm.KindUnreachable || !strings.Contains(le.Error(), "broke in the middle of its answer (connection lost)") {
@@ -266,7 +267,7 @@ func TestOpenAIStreamHTTP2Reset(t *testing.T) {
 
 func TestOpenAIStreamCanceled(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Paced(time.Hour, llmtest.Chunked(llmtest.Text("a b c d"), 2)))
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m", MaxRetries: 2, Backoff: noWait})
+	p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m", MaxRetries: 2, Backoff: noWait})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var canceledAt time.Time
@@ -300,7 +301,7 @@ func TestOpenAIStreamCanceled(t *testing.T) {
 // it does for Complete, and a timed-out stream is not retried after text.
 func TestOpenAIStreamTimeoutMidAnswer(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Paced(time.Hour, llmtest.Chunked(llmtest.Text("a b"), 2)))
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL(), Model: "m", Timeout: 150 * time.Millisecond, MaxRetries: 2, Backoff: noWait})
+	p := openai.New(openai.Options{BaseURL: srv.URL(), Model: "m", Timeout: 150 * time.Millisecond, MaxRetries: 2, Backoff: noWait})
 	_, pieces, err := stream(context.Background(), p, hi)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != llm.KindTimeout {
@@ -358,7 +359,7 @@ func TestOpenAIStreamRecordings(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL, Model: "m"})
+			p := openai.New(openai.Options{BaseURL: srv.URL, Model: "m"})
 			got, pieces, err := stream(context.Background(), p, hi)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
@@ -388,7 +389,7 @@ func TestOpenAIErrorsStreamed(t *testing.T) {
 			}
 			opts.HTTPClient = dialingTo(strings.TrimSuffix(strings.TrimPrefix(srv.URL(), "http://"), "/v1"))
 			opts.Backoff = noWait
-			_, pieces, err := stream(context.Background(), llm.NewOpenAI(opts), hi)
+			_, pieces, err := stream(context.Background(), openai.New(opts), hi)
 			var le *llm.Error
 			if !errors.As(err, &le) {
 				t.Fatalf("err = %v (%T), want *llm.Error", err, err)
@@ -409,120 +410,9 @@ func TestOpenAIErrorsStreamed(t *testing.T) {
 	}
 }
 
-func TestDemoStream(t *testing.T) {
-	const id = "write_file_1763769600123_0a1b2c3d"
-	tests := []struct {
-		name string
-		msgs []llm.Message
-	}{
-		{"help", []llm.Message{{Role: llm.RoleUser, Content: "hello"}}},
-		{"a call", []llm.Message{{Role: llm.RoleUser, Content: "create a file named a.txt with hi"}}},
-		{"an answer from results", []llm.Message{
-			{Role: llm.RoleUser, Content: "create a file named a.txt with hi"},
-			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "write_file", Arguments: `{"content":"hi","path":"a.txt"}`}}},
-			{Role: llm.RoleTool, ToolCallID: "call_1", Content: `{"execution_id":"` + id + `","tool_name":"write_file","result":{"path":"a.txt","bytes":2}}`},
-		}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			d := llm.NewDemo()
-			d.Pace = 0
-			req := llm.Request{Messages: tc.msgs}
-			want, err := d.Complete(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, pieces, err := stream(context.Background(), d, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) || strings.Join(pieces, "") != want.Content {
-				t.Fatalf("Stream = %+v with pieces %q; want %+v", got, pieces, want)
-			}
-			if words := len(strings.Fields(want.Content)); len(pieces) != words {
-				t.Errorf("%d pieces for %d words: %q", len(pieces), words, pieces)
-			}
-			_, again, _ := stream(context.Background(), d, req)
-			if !reflect.DeepEqual(again, pieces) {
-				t.Errorf("a second stream cut the answer differently: %q", again)
-			}
-		})
-	}
-}
-
-func TestDemoStreamPaceAndCancel(t *testing.T) {
-	d := llm.NewDemo()
-	if d.Pace != llm.DefaultDemoPace || d.Pace <= 0 {
-		t.Fatalf("NewDemo().Pace = %v, want DefaultDemoPace", d.Pace)
-	}
-	req := llm.Request{Messages: []llm.Message{
-		{Role: llm.RoleUser, Content: "list files"},
-		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "list_directory", Arguments: `{"path":"."}`}}},
-		{Role: llm.RoleTool, ToolCallID: "call_1", Content: `{"tool_name":"list_directory","result":{"path":".","entries":["a.txt","b.txt"]}}`},
-	}}
-
-	d.Pace = 10 * time.Millisecond
-	var gaps []time.Duration
-	last := time.Now()
-	if _, err := d.Stream(context.Background(), req, func(string) {
-		gaps = append(gaps, time.Since(last))
-		last = time.Now()
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if len(gaps) < 5 {
-		t.Fatalf("only %d pieces", len(gaps))
-	}
-	for i, g := range gaps[1:] {
-		if g < 9*time.Millisecond {
-			t.Fatalf("piece %d came %v after the one before, want the pace of 10ms", i+1, g)
-		}
-	}
-
-	d.Pace = time.Hour
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	n := 0
-	var canceledAt time.Time
-	_, err := d.Stream(ctx, req, func(string) {
-		n++
-		canceledAt = time.Now()
-		cancel()
-	})
-	var le *llm.Error
-	if !errors.As(err, &le) || le.Kind != llm.KindCanceled || n != 1 {
-		t.Fatalf("after a cancel: err %v after %d pieces, want a canceled *llm.Error after 1", err, n)
-	}
-	if took := time.Since(canceledAt); took > time.Second {
-		t.Errorf("returned %v after the cancel", took)
-	}
-}
-
-// cutReader returns its body in reads of the sizes cuts gives, in turn.
-type cutReader struct {
-	body []byte
-	cuts []byte
-	i    int
-}
-
-func (r *cutReader) Read(p []byte) (int, error) {
-	if len(r.body) == 0 {
-		return 0, io.EOF
-	}
-	n := len(r.body)
-	if len(r.cuts) > 0 {
-		n = int(r.cuts[r.i%len(r.cuts)]) + 1
-		r.i++
-	}
-	n = min(n, len(p), len(r.body))
-	copy(p, r.body[:n])
-	r.body = r.body[n:]
-	return n, nil
-}
-
 func assemble(body io.Reader) (llm.Message, []string, string) {
 	var pieces []string
-	msg, err := llm.AssembleStream(body, func(s string) { pieces = append(pieces, s) })
+	msg, err := openai.AssembleStream(body, func(s string) { pieces = append(pieces, s) })
 	errText := ""
 	if err != nil {
 		errText = err.Error()
@@ -596,7 +486,7 @@ func BenchmarkStreamAssembly(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		got, err := llm.AssembleStream(bytes.NewReader(body), func(string) {})
+		got, err := openai.AssembleStream(bytes.NewReader(body), func(string) {})
 		if err != nil || len(got.Content) != len(msg.Content) {
 			b.Fatalf("assembled %d bytes, %v", len(got.Content), err)
 		}
@@ -626,7 +516,7 @@ func BenchmarkStreamFirstText(b *testing.B) {
 		_, _ = w.Write([]byte("data: [DONE]\n\n"))
 	}))
 	defer srv.Close()
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.URL, Model: "m"})
+	p := openai.New(openai.Options{BaseURL: srv.URL, Model: "m"})
 	var total time.Duration
 	for b.Loop() {
 		var first time.Time
@@ -641,4 +531,26 @@ func BenchmarkStreamFirstText(b *testing.B) {
 		total += first.Sub(<-sent)
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-first-text")
+}
+
+// cutReader returns its body in reads of the sizes cuts gives, in turn.
+type cutReader struct {
+	body []byte
+	cuts []byte
+	i    int
+}
+
+func (r *cutReader) Read(p []byte) (int, error) {
+	if len(r.body) == 0 {
+		return 0, io.EOF
+	}
+	n := len(r.body)
+	if len(r.cuts) > 0 {
+		n = int(r.cuts[r.i%len(r.cuts)]) + 1
+		r.i++
+	}
+	n = min(n, len(p), len(r.body))
+	copy(p, r.body[:n])
+	r.body = r.body[n:]
+	return n, nil
 }

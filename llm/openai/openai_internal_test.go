@@ -1,9 +1,10 @@
-package llm
+package openai
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ailab/ai-lab/llm"
 	"io"
 	"net"
 	"net/url"
@@ -15,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/openai/openai-go/v3"
+	sdk "github.com/openai/openai-go/v3"
 )
 
 func TestNetworkReason(t *testing.T) {
@@ -103,23 +104,23 @@ func TestFromCompletion(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
-		want Message
+		want llm.Message
 	}{
-		{"text", `{"choices":[{"message":{"role":"assistant","content":"hi"}}]}`, Message{Role: RoleAssistant, Content: "hi"}},
-		{"thinking block is dropped", `{"choices":[{"message":{"role":"assistant","content":"<think>\nLet me search the web.\n</think>\n\nGo 1.26 is out."}}]}`, Message{Role: RoleAssistant, Content: "Go 1.26 is out."}},
-		{"unclosed thinking block is kept", `{"choices":[{"message":{"role":"assistant","content":"<think>hmm"}}]}`, Message{Role: RoleAssistant, Content: "<think>hmm"}},
-		{"think tag later in the answer is kept", `{"choices":[{"message":{"role":"assistant","content":"Use <think>x</think> tags."}}]}`, Message{Role: RoleAssistant, Content: "Use <think>x</think> tags."}},
-		{"refusal", `{"choices":[{"message":{"role":"assistant","content":"","refusal":"I can't"}}]}`, Message{Role: RoleAssistant, Content: "I can't"}},
+		{"text", `{"choices":[{"message":{"role":"assistant","content":"hi"}}]}`, llm.Message{Role: llm.RoleAssistant, Content: "hi"}},
+		{"thinking block is dropped", `{"choices":[{"message":{"role":"assistant","content":"<think>\nLet me search the web.\n</think>\n\nGo 1.26 is out."}}]}`, llm.Message{Role: llm.RoleAssistant, Content: "Go 1.26 is out."}},
+		{"unclosed thinking block is kept", `{"choices":[{"message":{"role":"assistant","content":"<think>hmm"}}]}`, llm.Message{Role: llm.RoleAssistant, Content: "<think>hmm"}},
+		{"think tag later in the answer is kept", `{"choices":[{"message":{"role":"assistant","content":"Use <think>x</think> tags."}}]}`, llm.Message{Role: llm.RoleAssistant, Content: "Use <think>x</think> tags."}},
+		{"refusal", `{"choices":[{"message":{"role":"assistant","content":"","refusal":"I can't"}}]}`, llm.Message{Role: llm.RoleAssistant, Content: "I can't"}},
 		{"missing call id gets one", `{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"read_file","arguments":"{}"}}]}}]}`,
-			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "read_file", Arguments: "{}"}}}},
+			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read_file", Arguments: "{}"}}}},
 		{"custom call is ignored", `{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"x","type":"custom","custom":{"name":"c","input":"i"}}]}}]}`,
-			Message{Role: RoleAssistant}},
+			llm.Message{Role: llm.RoleAssistant}},
 		{"legacy function_call", `{"choices":[{"message":{"role":"assistant","function_call":{"name":"list_directory","arguments":"{\"path\":\".\"}"}}}]}`,
-			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "list_directory", Arguments: `{"path":"."}`}}}},
+			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "list_directory", Arguments: `{"path":"."}`}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var c openai.ChatCompletion
+			var c sdk.ChatCompletion
 			if err := json.Unmarshal([]byte(tc.body), &c); err != nil {
 				t.Fatal(err)
 			}
@@ -143,18 +144,18 @@ func FuzzFromCompletion(f *testing.F) {
 	f.Add(`{"choices":[{"message":{"function_call":{"name":"x","arguments":null}}}]}`)
 	f.Add(`null`)
 	f.Fuzz(func(t *testing.T, body string) {
-		var c openai.ChatCompletion
+		var c sdk.ChatCompletion
 		if json.Unmarshal([]byte(body), &c) != nil {
 			return
 		}
 		msg, err := fromCompletion(&c)
 		if err != nil {
-			if err.Kind != KindBadResponse || err.Error() == "" {
+			if err.Kind != llm.KindBadResponse || err.Error() == "" {
 				t.Fatalf("unexpected error %#v", err)
 			}
 			return
 		}
-		if msg.Role != RoleAssistant {
+		if msg.Role != llm.RoleAssistant {
 			t.Fatalf("role = %q", msg.Role)
 		}
 		for _, tc := range msg.ToolCalls {
@@ -191,7 +192,7 @@ func BenchmarkFromCompletion(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		var c openai.ChatCompletion
+		var c sdk.ChatCompletion
 		if err := json.Unmarshal(body, &c); err != nil {
 			b.Fatal(err)
 		}
@@ -205,12 +206,12 @@ func BenchmarkFromCompletion(b *testing.B) {
 // conversation: cold (every message encoded) and warm (the encodings of the
 // messages sent before are kept, as in a session's next round).
 func BenchmarkEncodeRequest(b *testing.B) {
-	req := Request{Tools: []ToolSpec{{Name: "write_file", Parameters: map[string]any{"type": "object"}}}}
+	req := llm.Request{Tools: []llm.ToolSpec{{Name: "write_file", Parameters: map[string]any{"type": "object"}}}}
 	for i := range 50 {
 		req.Messages = append(req.Messages,
-			Message{Role: RoleUser, Content: strings.Repeat("word ", 40)},
-			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: fmt.Sprint("call_", i), Name: "write_file", Arguments: `{"path":"a"}`}}},
-			Message{Role: RoleTool, ToolCallID: fmt.Sprint("call_", i), Content: `{"execution_id":"write_file_1763769600123_0a1b2c3d","result":{}}`},
+			llm.Message{Role: llm.RoleUser, Content: strings.Repeat("word ", 40)},
+			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: fmt.Sprint("call_", i), Name: "write_file", Arguments: `{"path":"a"}`}}},
+			llm.Message{Role: llm.RoleTool, ToolCallID: fmt.Sprint("call_", i), Content: `{"execution_id":"write_file_1763769600123_0a1b2c3d","result":{}}`},
 		)
 	}
 	for _, warm := range []bool{false, true} {
@@ -239,17 +240,17 @@ func BenchmarkEncodeRequest(b *testing.B) {
 // only in a tool_call_id or a call.
 func TestEncodeRequestWireFormat(t *testing.T) {
 	cache := &wireCache{}
-	req := Request{
-		Messages: []Message{
-			{Role: RoleSystem, Content: "sys <b>"},
-			{Role: RoleUser, Content: "hi"},
-			{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"a"}`}}},
-			{Role: RoleTool, ToolCallID: "call_1", Content: "same"},
-			{Role: RoleTool, ToolCallID: "call_2", Content: "same"},
-			{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"b"}`}}},
-			{Role: RoleAssistant, Content: "done", Origin: OriginRefused},
+	req := llm.Request{
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: "sys <b>"},
+			{Role: llm.RoleUser, Content: "hi"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"a"}`}}},
+			{Role: llm.RoleTool, ToolCallID: "call_1", Content: "same"},
+			{Role: llm.RoleTool, ToolCallID: "call_2", Content: "same"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"b"}`}}},
+			{Role: llm.RoleAssistant, Content: "done", Origin: llm.OriginRefused},
 		},
-		Tools: []ToolSpec{{Name: "read_file", Description: "reads", Parameters: map[string]any{"type": "object"}}, {Name: "x"}},
+		Tools: []llm.ToolSpec{{Name: "read_file", Description: "reads", Parameters: map[string]any{"type": "object"}}, {Name: "x"}},
 	}
 	want := `{"model":"m","messages":[{"role":"system","content":"sys <b>"},{"role":"user","content":"hi"},` +
 		`{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}}]},` +
@@ -267,7 +268,7 @@ func TestEncodeRequestWireFormat(t *testing.T) {
 			t.Fatalf("round %d:\n got %s\nwant %s", round, got, want)
 		}
 	}
-	if _, err := encodeRequest("m", Request{Messages: []Message{{Role: "robot"}}}, cache, false); err == nil {
+	if _, err := encodeRequest("m", llm.Request{Messages: []llm.Message{{Role: "robot"}}}, cache, false); err == nil {
 		t.Error("an unknown role was encoded")
 	}
 }
