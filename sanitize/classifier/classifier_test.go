@@ -24,12 +24,11 @@ var injections = []string{
 }
 
 // Benign text that shares words with injections: instructions to people, news of AI,
-// and the short titles and snippets of a search. (A headline such as "Forget
-// everything you know about pasta" still scores just over the threshold: README's
-// known limits.)
+// and the short titles and snippets of a search.
 var benignTexts = []string{
 	"Assembly instructions for the bookcase: attach the side panels first, then the shelves.",
 	"Please ignore this email if you did not request a password reset.",
+	"Forget everything you know about pasta: this simple recipe changes the game.",
 	"The company said its new AI assistant would be available to all users next month.",
 	"system",
 	"hidden",
