@@ -275,7 +275,7 @@ func newBreakoutRules() []breakoutRule {
 		{
 			anchors: []string{"ignorier*", "vergiss", "vergesst", "vergessen sie", "missacht*", "überspring*"},
 			re: rule(`(?:ignoriere|ignorier|ignorieren\s+sie|ignoriert|vergiss|vergesst|vergessen\s+sie|missachte|missachten\s+sie|überspringe)\s+(?:(?:alle|die|deine|ihre|eure|sämtliche|alles)\s+)*` +
-				`(?:(?:bisherigen|vorherigen|vorigen|obigen|früheren|vorangegangenen|ursprünglichen|vorhergehenden|vorstehenden|anderen)\s+)?(?:anweisungen|instruktionen|befehle|regeln|vorgaben|richtlinien|anordnungen|systemanweisungen|was\s+(?:oben|vorher|bisher)\s+(?:steht|stand|gesagt\s+wurde))`),
+				`(?:(?:bisherigen?|vorherigen?|vorigen?|obigen?|früheren?|vorangegangenen?|ursprünglichen?|vorhergehenden?|vorstehenden?|anderen?)\s+)?(?:anweisungen|instruktionen|befehle|regeln|vorgaben|richtlinien|anordnungen|systemanweisungen|was\s+(?:oben|vorher|bisher)\s+(?:steht|stand|gesagt\s+wurde))`),
 			tail:       true,
 			aggressive: true,
 		},
