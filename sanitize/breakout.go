@@ -224,8 +224,8 @@ func newBreakoutRules() []breakoutRule {
 			tail:       true,
 			aggressive: true,
 		},
-		// Aggressive mode: the common phrasings in Spanish, Italian, Portuguese, French, German,
-		// Chinese, Russian.
+		// Aggressive mode: the common phrasings in Spanish, Italian, Portuguese, Dutch, Polish,
+		// Turkish, Vietnamese, French, German, Chinese, Russian.
 		{
 			anchors: append([]string{"ignora", "ignoren", "ignorad", "ignorar", "olvid*", "omit*", "descart*", "haz caso omiso",
 				"no hagas caso"}, cross([]string{"ignore "}, []string{"todas", "todos", "las", "los", "tus", "sus"}, []string{""})...),
@@ -249,6 +249,34 @@ func newBreakoutRules() []breakoutRule {
 			re: rule(`(?:ignore|ignora|ignorem|esqueça|esqueca|esqueçam|desconsidere|desconsidera|desconsiderem)\s+(?:(?:todas|todos|as|os|suas|tuas|de|das)\s+)*` +
 				`(?:instruções|instrucoes|orientações|orientacoes|regras|diretrizes|ordens|instrução|instrucao)` +
 				`(?:\s+(?:anteriores|prévias|previas|acima|originais|do\s+sistema|iniciais|recebidas))?`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // Dutch
+			anchors: []string{"negeer", "vergeet"},
+			re: rule(`(?:negeer|vergeet)\s+(?:(?:alle|al|de|je|jouw|uw|die)\s+)*(?:(?:vorige|eerdere|voorgaande|bovenstaande|oorspronkelijke|gegeven)\s+)?` +
+				`(?:instructies|aanwijzingen|opdrachten|regels|systeeminstructies|systeemprompt)`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // Polish
+			anchors: []string{"zignoruj", "ignoruj", "zapomnij o"},
+			re: rule(`(?:zignoruj|ignoruj|zapomnij\s+o)\s+(?:(?:wszystkie|wszystkich|swoje|twoje|te|tych)\s+)*(?:(?:poprzednie|poprzednich|wcześniejsze|wcześniejszych|powyższe|powyższych)\s+)?` +
+				`(?:instrukcje|instrukcjach|polecenia|poleceniach|zasady|zasadach|reguły|regułach)`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // Turkish: the verb comes last
+			anchors: []string{"önceki", "yukarıdaki", "sana verilen", "tüm önceki", "bütün önceki"},
+			re: rule(`(?:(?:tüm|bütün)\s+)?(?:önceki|yukarıdaki|sana\s+verilen)\s+(?:(?:tüm|bütün)\s+)?(?:talimatları|komutları|kuralları|yönergeleri)\s+` +
+				`(?:yok\s+say|görmezden\s+gel|unut|dikkate\s+alma|umursama)`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // Vietnamese
+			anchors: []string{"bỏ qua", "quên", "phớt lờ"},
+			re: rule(`(?:bỏ\s+qua|quên(?:\s+đi)?|phớt\s+lờ)\s+(?:(?:tất\s+cả|mọi|các|những)\s+)*(?:hướng\s+dẫn|chỉ\s+dẫn|chỉ\s+thị|mệnh\s+lệnh|quy\s+tắc)` +
+				`\s+(?:trước\s+đó|trước|ở\s+trên|ban\s+đầu)`),
 			tail:       true,
 			aggressive: true,
 		},
