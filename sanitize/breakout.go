@@ -252,6 +252,18 @@ func newBreakoutRules() []breakoutRule {
 			tail:       true,
 			aggressive: true,
 		},
+		{ // "from now on you are an AI ..." in other languages: the phrase must name the AI,
+			// since "ab jetzt bist du ein Profi" is an advertisement, not an attack.
+			anchors: []string{"à partir de maintenant", "dorénavant", "désormais", "ab jetzt", "von nun an", "ab sofort",
+				"d'ora in poi", "da ora in poi", "a partir de ahora", "de ahora en adelante", "de agora em diante",
+				"a partir de agora", "с этого момента", "отныне", "vanaf nu", "od teraz", "od tej chwili"},
+			re: rule(`(?:à\s+partir\s+de\s+maintenant|dorénavant|désormais|ab\s+jetzt|von\s+nun\s+an|ab\s+sofort|d'ora\s+in\s+poi|da\s+ora\s+in\s+poi|` +
+				`a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante|de\s+agora\s+em\s+diante|a\s+partir\s+de\s+agora|с\s+этого\s+момента|отныне|vanaf\s+nu|od\s+teraz|od\s+tej\s+chwili)` +
+				`\s*,?\s+(?:tu\s+es|vous\s+êtes|bist\s+du|sind\s+sie|sei|siete|eres|es|você\s+é|tu\s+és|ты|вы|je\s+bent|jij\s+bent|jesteś)\s+` +
+				`(?:\S+\s+){0,3}?(?:ia|ki|ai|ии|assistant|assistente|asistente|asystent|assistent|bot|chatbot|modèle|modell|modello|modelo|модель|ассистент)(?:\s|[,.!:;]|$)`),
+			tail:       true,
+			aggressive: true,
+		},
 		{ // Dutch
 			anchors: []string{"negeer", "vergeet"},
 			re: rule(`(?:negeer|vergeet)\s+(?:(?:alle|al|de|je|jouw|uw|die)\s+)*(?:(?:vorige|eerdere|voorgaande|bovenstaande|oorspronkelijke|gegeven)\s+)?` +
