@@ -38,8 +38,9 @@
 //
 // The aggressive mode (the zero value of Options) adds what costs some precision:
 // orders addressed to an AI, markdown-image exfiltration links, the common phrasings
-// in Spanish, Italian, Portuguese, French, German, Chinese and Russian, role-like XML
-// tags such as <user>, and the collapse of words and lines repeated many times.
+// in Spanish, Italian, Portuguese, Dutch, Polish, Turkish, Vietnamese, French, German,
+// Chinese and Russian, role-like XML tags such as <user>, and the collapse of words
+// and lines repeated many times.
 //
 // Look-alike letters from other scripts that NFKC keeps (a Cyrillic 'о' in "ignоre",
 // an Armenian 'ո') are folded to Latin in words that mix scripts (unicode layer) and
