@@ -93,7 +93,7 @@ func (d *Demo) Stream(ctx context.Context, req Request, onText func(text string)
 	}
 	for i, piece := range demoPieces(msg.Content) {
 		if i > 0 {
-			if err := sleep(ctx, d.Pace); err != nil {
+			if err := Sleep(ctx, d.Pace); err != nil {
 				return Message{}, &Error{Kind: KindCanceled, Message: "the request to the model was canceled before it answered", Cause: err}
 			}
 		}
@@ -266,11 +266,11 @@ func (r demoResult) summary() string {
 	case r.Status == "denied":
 		s := head + r.target() + ": the user denied this call."
 		if r.Feedback != "" {
-			s += " Their feedback: \"" + oneLine(r.Feedback, 300) + "\""
+			s += " Their feedback: \"" + OneLine(r.Feedback, 300) + "\""
 		}
 		return s
 	case r.Error != "":
-		return head + r.target() + ": failed: " + oneLine(r.Error, 300) + r.cite() + "."
+		return head + r.target() + ": failed: " + OneLine(r.Error, 300) + r.cite() + "."
 	}
 	var res map[string]any
 	if json.Unmarshal(r.Result, &res) != nil {
@@ -300,7 +300,7 @@ func (r demoResult) summary() string {
 	if raw == "" {
 		raw = "null"
 	}
-	return head + ": returned " + code(oneLine(raw, 200)) + r.cite() + "."
+	return head + ": returned " + code(OneLine(raw, 200)) + r.cite() + "."
 }
 
 // target names what a call was about, from its arguments, for denied and failed calls.
@@ -357,7 +357,7 @@ func (r demoResult) pageSummary(res map[string]any) string {
 	}
 	s += r.cite() + "."
 	if content, _ := res["content"].(string); content != "" {
-		if ex := oneLine(wrapperTags().ReplaceAllString(content, " "), 300); ex != "" {
+		if ex := OneLine(wrapperTags().ReplaceAllString(content, " "), 300); ex != "" {
 			s += "\n\n  > " + ex
 		}
 	}
@@ -430,7 +430,7 @@ func entryName(e any) string {
 		}
 		return name
 	}
-	return oneLine(fmt.Sprint(e), 60)
+	return OneLine(fmt.Sprint(e), 60)
 }
 
 // sizeNote reports a byte count the result gives under one of the usual names.
@@ -448,7 +448,7 @@ func sizeNote(res map[string]any) string {
 
 // code renders s as inline code, whatever backticks it holds.
 func code(s string) string {
-	s = oneLine(s, 200)
+	s = OneLine(s, 200)
 	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		return fence + " " + s + " " + fence
@@ -458,7 +458,7 @@ func code(s string) string {
 
 // link renders a markdown link whose text and target cannot break out of it.
 func link(title, u string) string {
-	title = oneLine(title, 120)
+	title = OneLine(title, 120)
 	if title == "" {
 		title = u
 	}
@@ -489,33 +489,4 @@ func longestRun(s string, c byte) int {
 		}
 	}
 	return best
-}
-
-// oneLine collapses whitespace and cuts s to n runes.
-func oneLine(s string, n int) string {
-	return shorten(strings.Join(strings.Fields(s), " "), n)
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// shorten cuts s to at most n runes, marking the cut.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

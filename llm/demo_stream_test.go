@@ -11,8 +11,6 @@ import (
 	"github.com/ailab/ai-lab/llm"
 )
 
-var hi = llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
-
 // stream runs s.Stream and returns what it delivered too.
 func stream(ctx context.Context, s llm.Streamer, req llm.Request) (llm.Message, []string, error) {
 	var pieces []string

@@ -5,7 +5,11 @@
 // tools/: tools reach it only as ToolSpecs, and the tool loop lives in server/.
 package llm
 
-import "context"
+import (
+	"context"
+	"strings"
+	"time"
+)
 
 // Roles of a Message.
 const (
@@ -84,4 +88,31 @@ type Streamer interface {
 	// is delivered when the reply ends. A Stream that fails may have
 	// delivered pieces already: they belong to no message.
 	Stream(ctx context.Context, req Request, onText func(text string)) (Message, error)
+}
+
+// Sleep waits d, or until ctx is done (then it returns ctx's error). Providers
+// use it to pace a stream or to wait before a retry.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// OneLine collapses the whitespace of s and cuts it to at most n runes, marking
+// the cut: how outside text (a server's error, a tool's output) fits a sentence.
+func OneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }

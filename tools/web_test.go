@@ -446,9 +446,6 @@ func TestReadWebpageMaxCharsCeiling(t *testing.T) {
 			if tt.maxChars != 0 {
 				args = fmt.Sprintf(`{"url":%q,"max_chars":%d}`, u, tt.maxChars)
 			}
-			// The synthetic words read as leetspeak to the classifier (w07734 as
-			// "wottea"), which flags a few windows of them; this test is about length.
-			tt.opts.NoClassifier = true
 			m, err := resultJSON(t, NewReadWebpage(f, tt.opts), args)
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,11 @@
 package websearch
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
 
 func TestSameArticle(t *testing.T) {
 	article := "The council voted on Tuesday to close the old bridge to cars. Repairs will take two years and cost four million."
@@ -29,5 +34,33 @@ func TestLinesAlsoIn(t *testing.T) {
 	want := "# Bridge to close\n\nThe council voted on Tuesday to close the old bridge to cars.\n\nRepairs will take two years."
 	if got := linesAlsoIn(readable, kept); got != want {
 		t.Errorf("linesAlsoIn =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestPruneComments(t *testing.T) {
+	page := `<html><body><article><p>The bridge closes in May.</p></article>
+<div class="Article-Comments"><p>first!</p></div>
+<section id="comments"><ol class="commentlist"><li>buy my pills</li></ol></section>
+<div id="disqus_thread"><p>load comments</p></div>
+<div class="sidebar"><p>Most read</p></div></body></html>`
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pruneComments(doc)
+	var b strings.Builder
+	if err := html.Render(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, gone := range []string{"first!", "buy my pills", "load comments"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("comment text %q survived: %s", gone, got)
+		}
+	}
+	for _, kept := range []string{"The bridge closes in May.", "Most read"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("%q was pruned: %s", kept, got)
+		}
 	}
 }

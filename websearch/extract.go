@@ -115,8 +115,8 @@ func isCommentSection(n *html.Node) bool {
 			class = a.Val
 		}
 	}
-	lid, lclass := strings.ToLower(id), strings.ToLower(class)
-	return strings.HasPrefix(lid, "comment") || strings.HasPrefix(lclass, "comment") ||
+	id, class = strings.ToLower(id), strings.ToLower(class)
+	return strings.HasPrefix(id, "comment") || strings.HasPrefix(class, "comment") ||
 		strings.Contains(class, "article-comments") || strings.Contains(class, "post-comments") ||
 		strings.HasPrefix(id, "comol") || strings.HasPrefix(id, "disqus_thread") || strings.HasPrefix(id, "dsq-comments")
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"golang.org/x/net/html"
 )
@@ -32,21 +31,13 @@ var corpusDir = filepath.Join("testdata", "extraction")
 const qualityFloor = 0.949
 
 // shingleSize is the length in words of the overlapping runs that the
-// article-extraction benchmark compares: long enough that common words alone
-// do not match, short enough that a reordered paragraph still does.
-const shingleSize = 4
+// article-extraction benchmark compares; extraction's own agreement test uses
+// the same runs.
+const shingleSize = agreeShingle
 
 // A quality is how an extraction compares with the gold text of its page.
 type quality struct {
 	precision, recall, f1 float64
-}
-
-// words splits text into lower-cased runs of letters and digits, so that
-// punctuation, list markers and spacing never count.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
 }
 
 // shingles counts every run of shingleSize consecutive words. A text shorter
@@ -70,7 +61,7 @@ func shingles(ws []string) map[string]int {
 // precision is the share of got's shingles that gold has, recall the share of
 // gold's that got has.
 func shingleQuality(got, gold string) quality {
-	g, w := shingles(words(got)), shingles(words(gold))
+	g, w := shingles(shingleWords(got)), shingles(shingleWords(gold))
 	ng, nw := total(g), total(w)
 	if ng == 0 && nw == 0 {
 		return quality{1, 1, 1}
@@ -207,7 +198,7 @@ func TestShingleQuality(t *testing.T) {
 
 func TestGoldTextSeparatesBlocks(t *testing.T) {
 	doc, _ := html.Parse(strings.NewReader("<div><p>end</p><p>start <b>bold</b>ly</p><ul><li>one</li><li>two</li></ul></div>"))
-	if got, want := strings.Join(words(goldText(doc)), " "), "end start boldly one two"; got != want {
+	if got, want := strings.Join(shingleWords(goldText(doc)), " "), "end start boldly one two"; got != want {
 		t.Errorf("goldText words = %q, want %q", got, want)
 	}
 }

@@ -164,21 +164,7 @@ func (p *Provider) waitToRetry(ctx context.Context, attempt int, f *failure) err
 	if wait <= 0 {
 		wait = p.opts.Backoff(attempt + 1)
 	}
-	return sleep(ctx, wait)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return llm.Sleep(ctx, wait)
 }
 
 // A failure is one failed attempt, already turned into the user's sentence.
@@ -431,16 +417,7 @@ func serverMessage(body []byte) string {
 	} else {
 		text = string(body)
 	}
-	return shorten(strings.Join(strings.Fields(text), " "), 200)
-}
-
-// shorten cuts s to at most n runes, marking the cut.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
+	return llm.OneLine(text, 200)
 }
 
 // fromCompletion converts the SDK's reply to the provider-neutral assistant message.

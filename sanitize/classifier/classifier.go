@@ -147,6 +147,7 @@ var scanners = sync.Pool{New: func() any { return new(scanner) }}
 
 // Score is the package-level Score with this model's weights.
 func (m *Model) Score(text string) float64 {
+	// The threshold only sets which windows Assess counts, and Score drops the count.
 	return m.Assess(text, 1).Score
 }
 

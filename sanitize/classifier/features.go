@@ -66,7 +66,8 @@ var asciiClass = func() (t [128]uint8) {
 }()
 
 // leet undoes digit-for-letter spelling ("1gn0r3") in words that mix letters and
-// digits; words of digits alone are numbers and stay.
+// digits and have no more digits than letters; words of digits alone are numbers,
+// and words mostly of digits (w07734, SKU codes, hashes) are identifiers: they stay.
 var leet = [10]byte{'o', 'i', 'z', 'e', 'a', 's', 'g', 't', 'b', 'g'}
 
 // joinGap reports the single characters that may sit between the letters of a
@@ -143,9 +144,8 @@ type scanner struct {
 
 // A chunkSpan is one chunk's byte range and its features' range in scanner.feats.
 type chunkSpan struct {
-	start, end         int
-	featFrom, featTo   int
-	wordsFrom, wordsTo int
+	start, end       int
+	featFrom, featTo int
 }
 
 // reset readies the scanner for a new text, keeping its buffers and, while the
@@ -219,10 +219,13 @@ func (s *scanner) emitToken(tok []byte, word bool) {
 	}
 }
 
-// emitWord emits a word's unigram and its character 4-grams.
+// emitWord emits a word's unigram and its character 4-grams. A number or an
+// identifier (more digits than letters: w07734, an order number, a hash) has
+// no character 4-grams: the ones of its digits mean nothing, and on a page of
+// thousands of identifiers their hashed buckets added up to a flag.
 func (s *scanner) emitWord(tok []byte, h uint64) {
 	s.emit(h ^ 0x5555555555555555)
-	if len(tok) >= 2 {
+	if len(tok) >= 2 && 2*digits(tok) <= len(tok) {
 		x := uint64('<')
 		for i, b := range tok {
 			x = x<<8 | uint64(b)
@@ -489,13 +492,24 @@ func (s *scanner) special(i int, run string) {
 	s.emitToken(b[:n], false)
 }
 
+// digits counts the ASCII digits of tok.
+func digits(tok []byte) int {
+	n := 0
+	for _, b := range tok {
+		if b >= '0' && b <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
 // endWord finishes the word being read, if any, at byte offset end.
 func (s *scanner) endWord(end int) {
 	if s.runes == 0 {
 		return
 	}
 	tok := s.tok[:s.tlen]
-	if s.hasLetter && s.hasDigit {
+	if s.hasLetter && s.hasDigit && 2*digits(tok) <= len(tok) {
 		for j, b := range tok {
 			if b >= '0' && b <= '9' {
 				tok[j] = leet[b-'0']
