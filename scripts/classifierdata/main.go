@@ -86,6 +86,9 @@ func main() {
 		"emails.jsonl":       emails,
 		"webpages.jsonl":     webPages,
 	}
+	if _, ok := makers[*only]; *only != "" && !ok {
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails and webpages (.jsonl)", *only)
+	}
 	for name, make := range makers {
 		if *only != "" && name != *only {
 			continue
