@@ -32,9 +32,12 @@ type ToolUse struct {
 	Status      string          `json:"status"`
 	Error       string          `json:"error,omitempty"`
 	DurationMS  int64           `json:"duration_ms"`
-	// Decision says who let the run happen (DecisionUser, DecisionGrant or
-	// DecisionAuto); empty for a denied call.
+	// Decision says who let the run happen (DecisionUser, DecisionGrant,
+	// DecisionRule or DecisionAuto); empty for a call the user denied.
 	Decision string `json:"decision,omitempty"`
+	// Reason says in words why the call ran, asked or was refused, e.g.
+	// "session grant g_1a2b: write files in notes/".
+	Reason string `json:"reason,omitempty"`
 }
 
 // Validation is the outcome of checking a reply against the execution ledger.
@@ -64,6 +67,11 @@ type PendingTool struct {
 	// Grant is the session grant that may be given with this decision
 	// (CONTRACT section 11); nil when none may be offered.
 	Grant *GrantOffer `json:"grant,omitempty"`
+	// Reason says why the call asks, e.g. "preset moderate: write_file asks".
+	Reason string `json:"reason,omitempty"`
+	// NoGrant says why no grant is offered when Grant is nil, e.g.
+	// "delete_file never takes a grant", for the client to show as it is.
+	NoGrant string `json:"no_grant,omitempty"`
 }
 
 // Kinds of a Preview.
@@ -97,8 +105,16 @@ type GrantOffer struct {
 	Label   string `json:"label"`   // one line for people: "write files in notes/ for this session"
 }
 
-// ScopeSession is the Decision.Scope that approves a call and stores its grant.
-const ScopeSession = "session"
+// Scopes of a Decision: how far an approval reaches.
+const (
+	// ScopeOnce approves this call only (the default).
+	ScopeOnce = "once"
+	// ScopeSession approves the call and stores its grant on the session.
+	ScopeSession = "session"
+	// ScopeAlways approves the call and adds an allow rule for the offered
+	// pattern to config.yaml.
+	ScopeAlways = "always"
+)
 
 // A SessionGrant is a grant stored on a session (GET /sessions/{id}/grants).
 type SessionGrant struct {
@@ -134,8 +150,10 @@ type Decision struct {
 	ToolCallID string `json:"tool_call_id"`
 	Approved   bool   `json:"approved"`
 	Feedback   string `json:"feedback,omitempty"`
-	// Scope "session" (ScopeSession) approves the call and stores its grant;
-	// only a pending call that carries a grant offer may have it.
+	// Scope is ScopeOnce (or empty), ScopeSession (approve and store the
+	// grant on the session) or ScopeAlways (approve and save the grant as an
+	// allow rule in config.yaml); the last two only with an approval of a
+	// pending call that carries a grant offer.
 	Scope string `json:"scope,omitempty"`
 }
 
@@ -245,17 +263,43 @@ type Execution struct {
 	DurationMS  int64           `json:"duration_ms"`
 	Completed   bool            `json:"completed"`
 	Error       string          `json:"error"`
-	// Decision says who let the run happen: DecisionUser, DecisionGrant or
-	// DecisionAuto (CONTRACT section 9).
+	// Decision says who decided: DecisionUser, DecisionGrant, DecisionRule
+	// or DecisionAuto (CONTRACT section 9).
 	Decision string `json:"decision"`
+	// Reason says why in words, e.g. "rule 2 in config.yaml: allow
+	// write_file in notes/".
+	Reason string `json:"reason"`
 }
 
 // Who decided that a call may run (CONTRACT section 9).
 const (
 	DecisionUser  = "user"  // the user approved it
 	DecisionGrant = "grant" // a session grant covered it
+	DecisionRule  = "rule"  // a rule in config.yaml allowed (or denied) it
 	DecisionAuto  = "auto"  // the preset in force needed no approval
 )
+
+// A PolicyEntry is one line of what decides calls now (GET /policy): a rule
+// of config.yaml or an entry of the preset, in the order they are checked.
+type PolicyEntry struct {
+	// Source names where it comes from: "rule 2 in config.yaml", "preset
+	// moderate", "mcp server files".
+	Source string `json:"source"`
+	// Effect is "allow", "ask" or "deny".
+	Effect string `json:"effect"`
+	// Tool is a tool name, SERVER__* or * (every other tool).
+	Tool string `json:"tool"`
+	// Scope is the folder or host the entry is limited to, "" for none.
+	Scope string `json:"scope,omitempty"`
+	// Text is the entry in words for people.
+	Text string `json:"text"`
+}
+
+// A Policy is the answer of GET /policy: the preset and every entry in force.
+type Policy struct {
+	Preset  string        `json:"preset"`
+	Entries []PolicyEntry `json:"entries"`
+}
 
 // Kinds of a TraceCall.
 const (
@@ -330,6 +374,7 @@ const (
 	CodeNoPendingApproval = "no_pending_approval"
 	CodeInvalidDecisions  = "invalid_decisions"
 	CodeInvalidConfig     = "invalid_config"
+	CodeConfigLocked      = "config_locked"
 	CodeModelError        = "model_error"
 	CodeCancelled         = "cancelled"
 	CodeNothingRunning    = "nothing_running"

@@ -78,6 +78,9 @@ type SafetyConfig struct {
 	Preset                 string   `mapstructure:"preset"`
 	ApprovalMode           bool     `mapstructure:"approval_mode"`
 	ToolsRequiringApproval []string `mapstructure:"tools_requiring_approval"`
+	// Rules are checked before the preset (deny, then ask, then allow); see
+	// Rule. They apply live.
+	Rules []Rule `mapstructure:"rules"`
 }
 
 // ToolsConfig confines the file tools.
