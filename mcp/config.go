@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,48 +24,15 @@ type ServerConfig struct {
 	Env map[string]string
 	// Headers are extra HTTP headers sent to URL (an Authorization token).
 	Headers map[string]string
-	// Approval says which of the server's tools need the user's decision.
-	Approval Approval
 	// Timeout bounds one tool call, and the start of the server; 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
 }
 
-// An Approval is a server's approval setting: always, never, or a list of its
-// tools. The zero value (Mode "") means always, so a setting forgotten on the
-// way from config.yaml never lets a tool run unasked.
-type Approval struct {
-	// Mode is ApprovalAlways, ApprovalNever or ApprovalList.
-	Mode string
-	// Tools are, for ApprovalList, the tools that need approval: the server's
-	// own names (read_text_file) or the names the model sees (files__read_text_file).
-	Tools []string
-}
-
-// The approval modes.
-const (
-	ApprovalAlways = "always"
-	ApprovalNever  = "never"
-	ApprovalList   = "list"
-)
-
 // DefaultTimeout bounds a call (and a start) when ServerConfig.Timeout is 0.
 const DefaultTimeout = 60 * time.Second
 
 var serverNameRe = regexp.MustCompile(`^[a-z0-9_]+$`)
-
-// needs reports whether tool (the server's own name for it) needs approval
-// under this setting alone; the preset in force may ask for more.
-func (a Approval) needs(server, tool string) bool {
-	switch a.Mode {
-	case ApprovalNever:
-		return false
-	case ApprovalList:
-		return slices.Contains(a.Tools, tool) || slices.Contains(a.Tools, server+"__"+tool)
-	default:
-		return true
-	}
-}
 
 func (c ServerConfig) timeout() time.Duration {
 	if c.Timeout > 0 {
@@ -125,20 +91,6 @@ func ValidateServers(servers []ServerConfig) error {
 			if !httpguts.ValidHeaderFieldName(k) || !httpguts.ValidHeaderFieldValue(v) {
 				bad("headers", "%q is not a valid HTTP header", k)
 			}
-		}
-		switch c.Approval.Mode {
-		case "", ApprovalAlways, ApprovalNever:
-			if len(c.Approval.Tools) > 0 {
-				bad("approval", "lists tools but its mode is %q", c.Approval.Mode)
-			}
-		case ApprovalList:
-			for _, t := range c.Approval.Tools {
-				if t == "" {
-					bad("approval", "lists an empty tool name")
-				}
-			}
-		default:
-			bad("approval", "%q is not always, never or a list of tools", c.Approval.Mode)
 		}
 		if c.Timeout < 0 {
 			bad("timeout", "%s is negative", c.Timeout)

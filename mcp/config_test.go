@@ -15,7 +15,7 @@ func TestValidateServers(t *testing.T) {
 		want    []string // substrings of the error; none: valid
 	}{
 		{"command server", []ServerConfig{ok}, nil},
-		{"url server with headers", []ServerConfig{{Name: "gh_2", URL: "https://example.org/mcp", Headers: map[string]string{"Authorization": "Bearer x"}, Approval: Approval{Mode: ApprovalList, Tools: []string{"search"}}, Timeout: time.Second}}, nil},
+		{"url server with headers", []ServerConfig{{Name: "gh_2", URL: "https://example.org/mcp", Headers: map[string]string{"Authorization": "Bearer x"}, Timeout: time.Second}}, nil},
 		{"none", nil, nil},
 		{"no name", []ServerConfig{{Command: []string{"x"}}}, []string{"mcp.servers[0].name: is missing"}},
 		{"bad name", []ServerConfig{{Name: "Files-1", Command: []string{"x"}}}, []string{`mcp.servers[0].name: "Files-1" may only hold`}},
@@ -28,8 +28,6 @@ func TestValidateServers(t *testing.T) {
 		{"bad env", []ServerConfig{{Name: "a", Command: []string{"x"}, Env: map[string]string{"A=B": "v"}}}, []string{`mcp.servers[0].env: "A=B"`}},
 		{"headers on command", []ServerConfig{{Name: "a", Command: []string{"x"}, Headers: map[string]string{"K": "v"}}}, []string{"mcp.servers[0].headers: are for a url server"}},
 		{"bad header", []ServerConfig{{Name: "a", URL: "http://h/", Headers: map[string]string{"Bad Name": "v"}}}, []string{`"Bad Name" is not a valid HTTP header`}},
-		{"bad approval", []ServerConfig{{Name: "a", Command: []string{"x"}, Approval: Approval{Mode: "sometimes"}}}, []string{`mcp.servers[0].approval: "sometimes"`}},
-		{"tools without list", []ServerConfig{{Name: "a", Command: []string{"x"}, Approval: Approval{Mode: ApprovalNever, Tools: []string{"x"}}}}, []string{"lists tools but its mode"}},
 		{"negative timeout", []ServerConfig{{Name: "a", Command: []string{"x"}, Timeout: -time.Second}}, []string{"mcp.servers[0].timeout: -1s is negative"}},
 		{"every problem at once", []ServerConfig{{Name: "A"}, {Name: "b", URL: "x"}}, []string{"mcp.servers[0].name", "mcp.servers[0].command", "mcp.servers[1].url"}},
 	}

@@ -294,38 +294,40 @@ func TestHeadersReachTheServer(t *testing.T) {
 	}
 }
 
-func TestNeedsApproval(t *testing.T) {
+func TestIdentity(t *testing.T) {
 	ts := newTestServer(t, nil)
-	h := startHub(t, []ServerConfig{
-		{Name: "zero", URL: ts.url},
-		{Name: "always", URL: ts.url, Approval: Approval{Mode: ApprovalAlways}},
-		{Name: "never", URL: ts.url, Approval: Approval{Mode: ApprovalNever}},
-		{Name: "list", URL: ts.url, Approval: Approval{Mode: ApprovalList, Tools: []string{"fail", "list__inject"}}},
-	}, Options{})
-	for _, name := range []string{"zero", "always", "never", "list"} {
-		waitReady(t, h, name)
+	h := startHub(t, []ServerConfig{{Name: "srv", URL: ts.url}}, Options{})
+	waitReady(t, h, "srv")
+	id := tools.IdentityOf(mustTool(t, h, "srv__echo"))
+	if id.Name != "srv__echo" || id.Source != "mcp:srv" || id.Server != "srv" || id.Object != tools.ObjectNone {
+		t.Errorf("identity of srv__echo: %+v", id)
 	}
-	moderate, strict, minimal := tools.Presets[tools.PresetModerate], tools.Presets[tools.PresetStrict], tools.Presets[tools.PresetMinimal]
-	tests := []struct {
+
+	no, yes := false, true
+	cases := []struct {
+		name   string
 		tool   string
-		preset tools.Preset
-		want   bool
+		ann    *sdk.ToolAnnotations
+		action tools.Action
+		destr  bool
+		open   bool
 	}{
-		{"zero__echo", minimal, true},
-		{"always__echo", minimal, true},
-		{"never__echo", moderate, false},
-		{"never__echo", minimal, false},
-		{"never__echo", strict, true},
-		{"list__fail", moderate, true},
-		{"list__inject", moderate, true},
-		{"list__echo", moderate, false},
-		{"list__echo", strict, true},
+		{"no annotations: may change anything", "do_thing", nil, tools.ActionCall, true, true},
+		{"name says delete", "delete_file", nil, tools.ActionDelete, true, true},
+		{"camel words are one word: no guess", "deleteFile", nil, tools.ActionCall, true, true},
+		{"read-only hint on a reading name", "read_text_file", &sdk.ToolAnnotations{ReadOnlyHint: true}, tools.ActionRead, false, true},
+		{"read-only hint on an unknown name", "status", &sdk.ToolAnnotations{ReadOnlyHint: true}, tools.ActionReadOnly, false, true},
+		{"a read-only hint cannot make a deleting name harmless", "remove_all", &sdk.ToolAnnotations{ReadOnlyHint: true}, tools.ActionDelete, true, true},
+		{"closed world, not destructive", "write_note", &sdk.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}, tools.ActionWrite, false, false},
+		{"destructive hint kept", "move_file", &sdk.ToolAnnotations{DestructiveHint: &yes}, tools.ActionMove, true, true},
 	}
-	for _, tc := range tests {
-		tool := mustTool(t, h, tc.tool)
-		if got := tools.NeedsApproval(tc.preset, tool); got != tc.want {
-			t.Errorf("%s under %s: needs approval %v, want %v", tc.tool, tc.preset.Name, got, tc.want)
-		}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			id := identify("files", "files__"+c.tool, c.tool, c.ann)
+			if id.Action != c.action || id.Destructive != c.destr || id.OpenWorld != c.open || id.Source != "mcp:files" || id.Server != "files" {
+				t.Errorf("identify(%s) = %+v, want action %s destructive %v open %v", c.tool, id, c.action, c.destr, c.open)
+			}
+		})
 	}
 }
 

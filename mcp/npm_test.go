@@ -59,10 +59,9 @@ func pidsWithArg(arg string) []int {
 func TestRealEverythingServer(t *testing.T) {
 	bin := npmServer(t, "mcp-server-everything")
 	h := startHub(t, []ServerConfig{{
-		Name:     "everything",
-		Command:  []string{bin, "stdio"},
-		Env:      map[string]string{"AILAB_PROBE": "probe-value-42"},
-		Approval: Approval{Mode: ApprovalNever},
+		Name:    "everything",
+		Command: []string{bin, "stdio"},
+		Env:     map[string]string{"AILAB_PROBE": "probe-value-42"},
 	}}, Options{})
 	info := waitReady(t, h, "everything")
 	for _, want := range []string{"everything__echo", "everything__get-env", "everything__get-tiny-image", "everything__get-sum"} {
@@ -129,7 +128,7 @@ func TestRealFilesystemServer(t *testing.T) {
 	if err := os.WriteFile(notes, []byte(page), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := startHub(t, []ServerConfig{{Name: "files", Command: []string{bin, dir}, Approval: Approval{Mode: ApprovalList, Tools: []string{"write_file"}}}}, Options{})
+	h := startHub(t, []ServerConfig{{Name: "files", Command: []string{bin, dir}}}, Options{})
 	waitReady(t, h, "files")
 	read := mustTool(t, h, "files__read_text_file")
 	args := fmt.Sprintf(`{"path":%q}`, notes)

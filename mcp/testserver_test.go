@@ -83,7 +83,7 @@ func serveStdio() {
 
 // stdioServer is a ServerConfig that runs the test binary as serveStdio.
 func stdioServer(name string) ServerConfig {
-	return ServerConfig{Name: name, Command: []string{os.Args[0]}, Env: map[string]string{testServerEnv: "serve"}, Approval: Approval{Mode: ApprovalNever}}
+	return ServerConfig{Name: name, Command: []string{os.Args[0]}, Env: map[string]string{testServerEnv: "serve"}}
 }
 
 func objectSchema() map[string]any { return map[string]any{"type": "object"} }

@@ -26,11 +26,12 @@ type Tool struct {
 	tool        string // the server's own name
 	description string
 	params      map[string]any
+	identity    tools.Identity
 }
 
 var (
 	_ tools.Tool           = (*Tool)(nil)
-	_ tools.ApprovalPolicy = (*Tool)(nil)
+	_ tools.Identified     = (*Tool)(nil)
 	_ tools.Sourced        = (*Tool)(nil)
 )
 
@@ -46,12 +47,14 @@ func (s *server) newTool(t *sdk.Tool) *Tool {
 	if !ok {
 		params = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
+	name := s.cfg.Name + "__" + t.Name
 	return &Tool{
 		srv:         s,
-		name:        s.cfg.Name + "__" + t.Name,
+		name:        name,
 		tool:        t.Name,
 		description: "Tool of the MCP server " + s.cfg.Name + ": " + desc,
 		params:      params,
+		identity:    identify(s.cfg.Name, name, t.Name, t.Annotations),
 	}
 }
 
@@ -78,15 +81,9 @@ func (t *Tool) IDPrefix() string { return IDPrefix(t.name) }
 // Status is the server's state in one line (ServerInfo.Status).
 func (t *Tool) Status() string { return t.srv.info().Status() }
 
-// NeedsApproval reports whether a call needs the user's decision under p: always
-// under the strict preset (CONTRACT section 12), else as the server's approval
-// setting says.
-func (t *Tool) NeedsApproval(p tools.Preset) bool {
-	if p.Name == tools.PresetStrict {
-		return true
-	}
-	return t.srv.cfg.Approval.needs(t.srv.cfg.Name, t.tool)
-}
+// Identity is what the tool is to the approval policy and the reply
+// validator, from its annotations and its name.
+func (t *Tool) Identity() tools.Identity { return t.identity }
 
 // Run calls the tool once with args as given, within the server's timeout;
 // cancelling ctx cancels the call on the server too. The result is a Result;

@@ -38,7 +38,7 @@ func MCPServers(cfg *config.Config) []mcp.ServerConfig {
 	out := make([]mcp.ServerConfig, 0, len(cfg.MCP.Servers))
 	for _, s := range cfg.MCP.Servers {
 		out = append(out, mcp.ServerConfig{Name: s.Name, Command: s.Command, URL: s.URL, Env: s.Env, Headers: s.Headers,
-			Approval: mcp.Approval{Mode: s.Approval.Mode, Tools: s.Approval.Tools}, Timeout: s.Timeout})
+			Timeout: s.Timeout})
 	}
 	return out
 }

@@ -36,6 +36,9 @@ var (
 	ErrCancelled = errors.New("turn cancelled")
 	// ErrNothingRunning is a cancel for a session with no turn running.
 	ErrNothingRunning = errors.New("nothing running")
+	// ErrConfigLocked is a change of config.yaml's safety keys that would not
+	// apply, because an environment variable overrides them.
+	ErrConfigLocked = errors.New("config locked")
 )
 
 // statusOf maps an error to its API code and HTTP status: the one place they are paired.
@@ -65,6 +68,8 @@ func statusOf(err error) (code string, status int) {
 		return api.CodeCancelled, http.StatusConflict
 	case errors.Is(err, ErrNothingRunning):
 		return api.CodeNothingRunning, http.StatusConflict
+	case errors.Is(err, ErrConfigLocked):
+		return api.CodeConfigLocked, http.StatusConflict
 	default:
 		return api.CodeInternal, http.StatusInternalServerError
 	}

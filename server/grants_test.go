@@ -39,7 +39,7 @@ func TestPendingToolsCarryPreviewsAndGrantOffers(t *testing.T) {
 	if w.Grant == nil || w.Grant.Pattern != "notes/*" || w.Grant.Label != "write files in notes/ for this session" {
 		t.Errorf("write grant %+v", w.Grant)
 	}
-	if n := byID["n"]; n.Preview != nil || n.Grant == nil || n.Grant.Pattern != "*" {
+	if n := byID["n"]; n.Preview != nil || n.Grant == nil || n.Grant.Pattern != "./*" {
 		t.Errorf("new file: preview %+v, grant %+v", n.Preview, n.Grant)
 	}
 	if d := byID["d"]; d.Grant != nil || d.Preview == nil || d.Preview.Kind != api.PreviewDelete {
@@ -143,7 +143,7 @@ func TestAGrantForACallWithoutAnOfferIsRefused(t *testing.T) {
 	h := newLoopHarness(t, "moderate", llmtest.Calls(llmtest.Call("d", "delete_file", `{"path": "x.txt"}`)))
 	r := h.chat("", "delete")
 	code, e := h.errorOf("POST", "/chat/approve", api.ApproveRequest{SessionID: r.SessionID, Decisions: []api.Decision{{ToolCallID: "d", Approved: true, Scope: api.ScopeSession}}})
-	if code != 400 || e.Code != api.CodeInvalidDecisions || !strings.Contains(e.Message, "no session grant") {
+	if code != 400 || e.Code != api.CodeInvalidDecisions || !strings.Contains(e.Message, "no grant can be given") || !strings.Contains(e.Message, "delete_file never takes a grant") {
 		t.Fatalf("%d %+v", code, e)
 	}
 }

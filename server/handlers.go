@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/config"
+	"github.com/ailab/ai-lab/policy"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/server/verify"
 	"github.com/ailab/ai-lab/store"
@@ -105,7 +105,7 @@ func (s *Server) approve(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if err := s.storeGrants(held, t.pending(), decisions); err != nil {
+	if err := s.storeScopes(held, t.pending(), decisions); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -157,20 +157,35 @@ func checkDecisions(pending []api.PendingTool, ds []api.Decision) (map[string]ap
 	for _, p := range pending {
 		d := got[p.ToolCallID]
 		switch {
-		case d.Scope == "":
-		case d.Scope != api.ScopeSession:
-			return nil, failf(ErrInvalidDecisions, "decision for %q has scope %q; the only scope is %q", p.ToolCallID, d.Scope, api.ScopeSession)
+		case d.Scope == "" || d.Scope == api.ScopeOnce:
+		case d.Scope != api.ScopeSession && d.Scope != api.ScopeAlways:
+			return nil, failf(ErrInvalidDecisions, "decision for %q has scope %q; a scope is %q (the default), %q or %q", p.ToolCallID, d.Scope, api.ScopeOnce, api.ScopeSession, api.ScopeAlways)
 		case !d.Approved:
-			return nil, failf(ErrInvalidDecisions, "decision for %q denies the call with scope %q; a session grant comes only with an approval", p.ToolCallID, api.ScopeSession)
+			return nil, failf(ErrInvalidDecisions, "decision for %q denies the call with scope %q; a grant or rule comes only with an approval", p.ToolCallID, d.Scope)
 		case p.Grant == nil:
-			return nil, failf(ErrInvalidDecisions, "no session grant can be given for %q (%s): approve it without a scope", p.ToolCallID, p.ToolName)
+			why := p.NoGrant
+			if why == "" {
+				why = "none is offered"
+			}
+			return nil, failf(ErrInvalidDecisions, "no grant can be given for %q (%s: %s); approve it without a scope", p.ToolCallID, p.ToolName, why)
 		}
 	}
 	return got, nil
 }
 
-// storeGrants stores the grants of the decisions approved with scope session.
-func (s *Server) storeGrants(held *heldSession, pending []api.PendingTool, decisions map[string]api.Decision) error {
+// storeScopes keeps what approvals with a wider scope give: a grant on the
+// session for ScopeSession, an allow rule in config.yaml for ScopeAlways.
+// The rules are written first, and put in force at once, so a refusal
+// (config_locked) leaves the calls pending and no grant stored.
+func (s *Server) storeScopes(held *heldSession, pending []api.PendingTool, decisions map[string]api.Decision) error {
+	for _, p := range pending {
+		if decisions[p.ToolCallID].Scope != api.ScopeAlways {
+			continue
+		}
+		if err := s.addRule(p); err != nil {
+			return err
+		}
+	}
 	for _, p := range pending {
 		if decisions[p.ToolCallID].Scope != api.ScopeSession {
 			continue
@@ -181,6 +196,36 @@ func (s *Server) storeGrants(held *heldSession, pending []api.PendingTool, decis
 		}
 		s.log.Info("session grant", "session_id", held.id, "tool", g.ToolName, "pattern", g.Pattern)
 	}
+	return nil
+}
+
+// addRule saves the grant offered with p as an allow rule in config.yaml and
+// puts the config in force.
+func (s *Server) addRule(p api.PendingTool) error {
+	rule, err := policy.RuleFor(p.ToolName, *p.Grant)
+	if err != nil {
+		return failf(ErrInvalidDecisions, "the grant offered for %q (%s) cannot be saved as a rule; approve it with scope %q instead", p.ToolCallID, p.Grant.Label, api.ScopeSession)
+	}
+	cur := s.cfg.Load()
+	if cur.Path == "" {
+		return failf(ErrConfigLocked, "the server runs without a config file, so no rule can be saved; start it with --config PATH, or approve with scope %q", api.ScopeSession)
+	}
+	if err := config.AddRule(cur.Path, rule); err != nil {
+		if errors.Is(err, config.ErrLocked) {
+			return failWith(ErrConfigLocked, err, "%s; approve with scope %q instead, or unset it and restart the server", err.Error(), api.ScopeSession)
+		}
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			return failWith(ErrInvalidConfig, err, "%s", ce.Error())
+		}
+		return err
+	}
+	next, err := config.Load(cur.Path)
+	if err != nil {
+		return failWith(ErrInvalidConfig, err, "%s", err.Error())
+	}
+	s.SetConfig(next)
+	s.log.Info("rule saved", "file", cur.Path, "rule", rule.YAML())
 	return nil
 }
 
@@ -284,12 +329,15 @@ func (s *Server) toolList(c *gin.Context) {
 		return
 	}
 	defer ts.done()
-	preset := s.cfg.Load().Preset()
+	pol := policy.New(s.cfg.Load(), ts.reg)
 	out := make([]api.ToolInfo, 0, len(ts.names))
 	for _, name := range ts.names {
 		t, _ := ts.reg.Get(name)
+		// A call with no arguments names no object, so this is what the tool
+		// does where no rule with a folder or host applies.
+		d := pol.Decide(policy.Call{Name: name, Args: json.RawMessage("{}")}, nil)
 		info := api.ToolInfo{Name: name, ToolName: name, Description: t.Description(), Source: tools.SourceOf(t),
-			NeedsApproval: tools.NeedsApproval(preset, t)}
+			NeedsApproval: d.Verdict != policy.Run}
 		if st, ok := t.(interface{ Status() string }); ok {
 			info.Status = st.Status()
 		}
@@ -423,11 +471,9 @@ func (s *Server) putSafety(c *gin.Context) {
 		s.fail(c, failf(ErrInvalidConfig, "the server runs without a config file, so there is nothing to rewrite; start it with --config PATH"))
 		return
 	}
-	for _, env := range []string{"AILAB_SAFETY_PRESET", "AILAB_SAFETY_APPROVAL_MODE", "AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL"} {
-		if os.Getenv(env) != "" {
-			s.fail(c, failf(ErrInvalidConfig, "%s is set in the server's environment and overrides config.yaml, so this change would not apply; unset it and restart the server", env))
-			return
-		}
+	if env := config.SafetyLockedBy(); env != "" {
+		s.fail(c, failf(ErrInvalidConfig, "%s is set in the server's environment and overrides config.yaml, so this change would not apply; unset it and restart the server", env))
+		return
 	}
 	if err := config.WriteSafety(cur.Path, u); err != nil {
 		var ce *config.Error
@@ -580,4 +626,10 @@ func decodeMessages(session string, raws []json.RawMessage) ([]llm.Message, erro
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// policyList is every rule and preset entry in force, in the order they are
+// checked: GET /policy.
+func (s *Server) policyList(c *gin.Context) {
+	c.JSON(http.StatusOK, policy.New(s.cfg.Load(), nil).List())
 }

@@ -45,6 +45,7 @@ type setup struct {
 	cacheTTL       string // web.cache_ttl; "" is 15m
 	contextChars   string // llm.context_chars; "" is 200000
 	extra          string // more YAML sections (tracing, sanitize)
+	safety         string // more lines of the safety section (rules), indented
 }
 
 // newHarness starts a server on preset whose model is the scripted HTTP fake.
@@ -82,7 +83,7 @@ llm:
   context_chars: %s
 safety:
   preset: %s   # the preset under test
-tools:
+%stools:
   workspace: %q
 tracking:
   max_validation_retries: 2
@@ -92,7 +93,7 @@ web:
   search_lite_endpoint: "http://127.0.0.1:9/lite/"
   search_interval: 1ms
   cache_ttl: %s
-%s`, filepath.Join(h.dir, "state"), h.model.URL(), or(su.contextChars, "200000"), or(su.preset, "strict"), filepath.Join(h.dir, "ws"),
+%s`, filepath.Join(h.dir, "state"), h.model.URL(), or(su.contextChars, "200000"), or(su.preset, "strict"), su.safety, filepath.Join(h.dir, "ws"),
 		or(su.window, "5m"), or(su.searchEndpoint, "http://127.0.0.1:9/html/"), or(su.cacheTTL, "15m"), su.extra)
 	if err := os.WriteFile(h.cfgPath, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)

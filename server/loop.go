@@ -13,6 +13,7 @@ import (
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/policy"
 	"github.com/ailab/ai-lab/sanitize"
 	"github.com/ailab/ai-lab/server/holdback"
 	"github.com/ailab/ai-lab/server/verify"
@@ -64,9 +65,13 @@ type plannedCall struct {
 	// denied or refused), set when a round pauses part way.
 	Result string `json:"result,omitempty"`
 	// Preview and Grant are worked out when the call becomes pending: what it
-	// would change, and the session grant it may be approved with.
+	// would change, and the session grant it may be approved with (NoGrant:
+	// why none is offered).
 	Preview *api.Preview    `json:"preview,omitempty"`
 	Grant   *api.GrantOffer `json:"grant,omitempty"`
+	NoGrant string          `json:"no_grant,omitempty"`
+	// Reason is the policy's reason the call asks.
+	Reason string `json:"reason,omitempty"`
 }
 
 // pending lists the calls that wait for a decision, in the model's order.
@@ -74,7 +79,8 @@ func (t *turn) pending() []api.PendingTool {
 	var out []api.PendingTool
 	for _, c := range t.Calls {
 		if _, decided := t.Decided[c.ID]; c.NeedsApproval && !decided && c.Result == "" {
-			out = append(out, api.PendingTool{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, Preview: c.Preview, Grant: c.Grant})
+			out = append(out, api.PendingTool{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, Preview: c.Preview,
+				Grant: c.Grant, NoGrant: c.NoGrant, Reason: c.Reason})
 		}
 	}
 	return out
@@ -120,8 +126,6 @@ type turnRun struct {
 	// the last round began or was withdrawn.
 	ev    eventSink
 	shown strings.Builder
-	// grants are the session's grants, read when first needed.
-	grants []api.SessionGrant
 	// final, set when the turn ends, is stored with its last message.
 	final *turnMarks
 }
@@ -326,13 +330,13 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 // pause stores the turn as the session's pending state and answers the
 // approval request.
 func (r *turnRun) pause() (api.TurnReply, error) {
-	preset := r.s.Config().Preset()
+	pol := policy.New(r.s.Config(), r.reg.reg)
 	for i := range r.t.Calls {
 		c := &r.t.Calls[i]
 		if _, decided := r.t.Decided[c.ID]; !c.NeedsApproval || decided || c.Result != "" {
 			continue
 		}
-		c.Grant = grantOffer(preset, c.Name, c.Args)
+		c.Grant, c.NoGrant = pol.Offer(policy.Call{Name: c.Name, Args: c.Args})
 		if tool, ok := r.reg.reg.Get(c.Name); ok {
 			if pv, ok := tool.(tools.Previewer); ok {
 				c.Preview, _ = pv.Preview(r.ctx, c.Args)
@@ -600,28 +604,31 @@ func (r *turnRun) execute(decisions map[string]api.Decision) (paused bool, err e
 			}
 		}
 		d, decided := r.t.Decided[c.ID]
-		switch {
-		case c.Err != "":
-			c.Result, err = r.runTool(*c, api.DecisionAuto)
-		case decided && !d.Approved:
+		if c.Err != "" {
+			c.Result, err = r.runTool(*c, api.DecisionAuto, "the call cannot run")
+		} else if decided && !d.Approved {
 			c.Result = r.deny(*c, d.Feedback)
-		case decided:
-			c.Result, err = r.runTool(*c, api.DecisionUser)
-		default:
-			// Decided again now, from the config and grants in force.
-			who, ask, gerr := r.decide(*c)
-			if gerr != nil {
-				return false, gerr
-			}
-			if ask {
+		} else {
+			// Decided again now, from the config and grants in force: a deny
+			// rule in force refuses even an approved call.
+			pd, perr := r.decide(*c)
+			switch {
+			case perr != nil:
+				return false, perr
+			case pd.Verdict == policy.Deny:
+				c.Result, err = r.refuseByRule(*c, pd)
+			case decided:
+				c.Result, err = r.runTool(*c, api.DecisionUser, approvedReason(c.Reason))
+			case pd.Verdict == policy.Ask:
 				// Stricter since the round was planned: this call and the
 				// undecided ones after it wait.
 				if _, err := r.needDecisions(calls); err != nil {
 					return false, err
 				}
 				return true, nil
+			default:
+				c.Result, err = r.runTool(*c, pd.By, pd.Reason)
 			}
-			c.Result, err = r.runTool(*c, who)
 		}
 		if err != nil {
 			return false, err
@@ -642,38 +649,42 @@ func (r *turnRun) needDecisions(calls []plannedCall) (bool, error) {
 		if _, decided := r.t.Decided[c.ID]; decided || c.Result != "" || c.Err != "" {
 			continue
 		}
-		_, ask, err := r.decide(*c)
+		d, err := r.decide(*c)
 		if err != nil {
 			return false, err
 		}
-		c.NeedsApproval = c.NeedsApproval || ask
+		if d.Verdict == policy.Ask {
+			c.NeedsApproval, c.Reason = true, d.Reason
+		}
 		any = any || c.NeedsApproval
 	}
 	return any, nil
 }
 
-// decide says whether an undecided call may run now, and on whose word: the
-// preset needs no approval for it (auto), or a session grant covers it (grant);
-// otherwise ask is set.
-func (r *turnRun) decide(c plannedCall) (who string, ask bool, err error) {
-	preset := r.s.Config().Preset()
-	if tool, ok := r.reg.reg.Get(c.Name); ok && !tools.NeedsApproval(preset, tool) {
-		return api.DecisionAuto, false, nil
+// decide is the approval policy's decision for a call now, from the config
+// in force and the session's grants as they are: the grants are read again
+// for every call, so a revoke applies from the next call on.
+func (r *turnRun) decide(c plannedCall) (policy.Decision, error) {
+	grants, err := r.s.store.Grants(r.bg, r.session)
+	if err != nil {
+		return policy.Decision{}, fmt.Errorf("reading the session's grants: %w", err)
 	}
-	if ignoresGrants(preset, c.Name) {
-		return "", true, nil
+	return policy.New(r.s.Config(), r.reg.reg).Decide(policy.Call{Name: c.Name, Args: c.Args}, grants), nil
+}
+
+// approvedReason is the ledger's reason for a call the user approved.
+func approvedReason(asked string) string {
+	if asked == "" {
+		return "approved by the user"
 	}
-	if r.grants == nil {
-		if r.grants, err = r.s.store.Grants(r.bg, r.session); err != nil {
-			return "", false, fmt.Errorf("reading the session's grants: %w", err)
-		}
-	}
-	for _, g := range r.grants {
-		if grantCovers(g, c.Name, c.Args) {
-			return api.DecisionGrant, false, nil
-		}
-	}
-	return "", true, nil
+	return "approved by the user (it asked: " + asked + ")"
+}
+
+// refuseByRule records a call a deny rule refuses: it never runs, and the model
+// gets a tool error naming the rule.
+func (r *turnRun) refuseByRule(c plannedCall, d policy.Decision) (string, error) {
+	c.Err = "refused by " + d.Reason + "; the user's rules do not allow this call, so do not try to reach the same thing another way"
+	return r.runTool(c, d.By, d.Reason)
 }
 
 // callKey names a call within its turn for the ledger: calls of one turn are
@@ -728,7 +739,7 @@ func (r *turnRun) deny(c plannedCall, feedback string) string {
 	if feedback != "" {
 		msg["feedback"] = feedback
 	}
-	use := api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, Status: api.StatusDenied}
+	use := api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, Status: api.StatusDenied, Reason: "denied by the user"}
 	r.t.ToolsUsed = append(r.t.ToolsUsed, use)
 	r.ev.emit(api.EventToolResult, use)
 	r.t.Trace.Calls = append(r.t.Trace.Calls, api.TraceCall{
@@ -746,10 +757,10 @@ const deniedByUser = "denied by the user"
 // cannot be, the call does not run and the request fails (the turn can be
 // resumed). Tool failures become tool errors for the model, never errors of the
 // request.
-func (r *turnRun) runTool(c plannedCall, decision string) (string, error) {
+func (r *turnRun) runTool(c plannedCall, decision, reason string) (string, error) {
 	start := r.s.now()
 	id := tools.NewExecutionID(c.Name, start)
-	rec := api.Execution{ExecutionID: id, ToolName: c.Name, Arguments: c.Args, SessionID: r.session, StartedAt: start, Decision: decision}
+	rec := api.Execution{ExecutionID: id, ToolName: c.Name, Arguments: c.Args, SessionID: r.session, StartedAt: start, Decision: decision, Reason: reason}
 	err := r.s.store.StartExecution(r.bg, store.Start{Execution: rec, CallKey: r.callKey(c), Owner: r.s.owner})
 	if errors.Is(err, store.ErrCallStarted) {
 		content, _, err := r.recorded(c)
@@ -772,7 +783,7 @@ func (r *turnRun) runTool(c plannedCall, decision string) (string, error) {
 	rec.DurationMS = dur.Milliseconds()
 	rec.Completed = runErr == nil
 	msg := map[string]any{"execution_id": id, "tool_name": c.Name, "executed_at": start.UTC().Format(executedAtLayout)}
-	use := api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, ExecutionID: id, Status: api.StatusOK, DurationMS: rec.DurationMS, Decision: decision}
+	use := api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, ExecutionID: id, Status: api.StatusOK, DurationMS: rec.DurationMS, Decision: decision, Reason: reason}
 	tc := api.TraceCall{
 		CallID: r.nextCallID(), ParentID: r.t.RoundID, Kind: api.CallTool, ToolName: c.Name, ExecutionID: id,
 		Arguments: tracing.MaskArguments(c.Args), StartedAt: start, DurationMS: rec.DurationMS, Success: runErr == nil,

@@ -292,6 +292,7 @@ func (s *Server) Handler() http.Handler {
 	a.GET("/sessions/:id/grants", s.grants)
 	a.DELETE("/sessions/:id/grants/:grant", s.revokeGrant)
 	a.GET("/tools", s.toolList)
+	a.GET("/policy", s.policyList)
 	a.GET("/config", s.config)
 	a.PUT("/config/safety", s.putSafety)
 	a.GET("/executions/:id", s.execution)

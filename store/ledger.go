@@ -51,7 +51,7 @@ type Start struct {
 func (s *Store) StartExecution(ctx context.Context, st Start) error {
 	e := st.Execution
 	res, err := s.stmts.startExecution.ExecContext(ctx, e.ExecutionID, e.ToolName, argumentsText(e.Arguments),
-		e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner))
+		e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
 	if sqliteCode(err) == sqliteConstraint {
 		return fmt.Errorf("start %s (%s): %w", e.ExecutionID, st.CallKey, ErrCallStarted)
 	}
@@ -109,13 +109,13 @@ AND session_id NOT IN (SELECT id FROM sessions WHERE pending IS NOT NULL)`, mill
 	return int(n), nil
 }
 
-const executionColumns = `execution_id, tool_name, arguments, session_id, started_at, duration_ms, completed, error, decision`
+const executionColumns = `execution_id, tool_name, arguments, session_id, started_at, duration_ms, completed, error, decision, reason`
 
 func scanExecution(row interface{ Scan(...any) error }, extra ...any) (api.Execution, error) {
 	var e api.Execution
 	var args string
 	var started int64
-	dst := append([]any{&e.ExecutionID, &e.ToolName, &args, &e.SessionID, &started, &e.DurationMS, &e.Completed, &e.Error, &e.Decision}, extra...)
+	dst := append([]any{&e.ExecutionID, &e.ToolName, &args, &e.SessionID, &started, &e.DurationMS, &e.Completed, &e.Error, &e.Decision, &e.Reason}, extra...)
 	if err := row.Scan(dst...); err != nil {
 		return api.Execution{}, err
 	}

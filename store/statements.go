@@ -54,8 +54,8 @@ var statementSQL = map[string]string{
 	// The start record is written only while owner (?9) holds the session's
 	// lease, and call_key is unique: a call starts at most once, whoever tries.
 	"startExecution": `
-INSERT INTO executions (execution_id, tool_name, arguments, session_id, started_at, duration_ms, completed, error, call_key, decision)
-SELECT ?1, ?2, ?3, ?4, ?5, 0, 0, '', ?6, ?7
+INSERT INTO executions (execution_id, tool_name, arguments, session_id, started_at, duration_ms, completed, error, call_key, decision, reason)
+SELECT ?1, ?2, ?3, ?4, ?5, 0, 0, '', ?6, ?7, ?9
 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?4 AND lease_owner = ?8)`,
 	"finishExecution": `
 UPDATE executions SET duration_ms = ?2, completed = ?3, error = ?4, outcome = ?5 WHERE execution_id = ?1`,

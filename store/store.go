@@ -363,6 +363,11 @@ CREATE TABLE grants (
 );
 CREATE UNIQUE INDEX grants_by_session ON grants (session_id, tool_name, pattern);
 `,
+	// 4: the approval policy's reason beside its decision ("rule 2 in
+	// config.yaml: allow write_file in notes/").
+	`
+ALTER TABLE executions ADD COLUMN reason TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // migrate applies the migrations a database has not seen yet, each in its own

@@ -29,7 +29,9 @@ var Names = []string{WebSearch, ReadWebpage, ReadFile, WriteFile, DeleteFile, Mo
 // IsName reports whether name is one of the fixed tool names.
 func IsName(name string) bool { return slices.Contains(Names, name) }
 
-// A Preset is a named safety setting: whether approval is on and which tools need it.
+// A Preset is a named safety setting: whether approval is on and which tools
+// need it. It is data: package policy reads it, with the rules and grants, to
+// decide each call.
 type Preset struct {
 	Name             string
 	ApprovalMode     bool
@@ -52,11 +54,6 @@ var Presets = map[string]Preset{
 	PresetStrict:   {Name: PresetStrict, ApprovalMode: true, RequiresApproval: []string{WriteFile, DeleteFile, MoveFile, CopyFile, CreateDirectory, WebSearch, ReadWebpage}},
 	PresetModerate: {Name: PresetModerate, ApprovalMode: true, RequiresApproval: []string{WriteFile, DeleteFile, MoveFile, CopyFile, CreateDirectory}},
 	PresetMinimal:  {Name: PresetMinimal, ApprovalMode: false, RequiresApproval: []string{}},
-}
-
-// NeedsApproval reports whether a call of tool needs the user's decision under p.
-func (p Preset) NeedsApproval(tool string) bool {
-	return p.ApprovalMode && slices.Contains(p.RequiresApproval, tool)
 }
 
 // ExecutionIDPattern matches an execution id anywhere in text:
@@ -87,26 +84,6 @@ func IDPrefix(name string) string {
 		b = append([]byte("t_"), b...)
 	}
 	return string(b)
-}
-
-// An ApprovalPolicy is a tool that says itself whether its calls need the
-// user's decision under a preset (an MCP server's approval setting). A tool
-// without one follows the preset's list.
-type ApprovalPolicy interface {
-	NeedsApproval(p Preset) bool
-}
-
-// NeedsApproval reports whether a call of t needs the user's decision under p:
-// the tool's own policy when it has one, else the preset's list. A name the
-// presets do not know always needs approval: no tool runs freely by omission.
-func NeedsApproval(p Preset, t Tool) bool {
-	if ap, ok := t.(ApprovalPolicy); ok {
-		return ap.NeedsApproval(p)
-	}
-	if !IsName(t.Name()) {
-		return true
-	}
-	return p.NeedsApproval(t.Name())
 }
 
 // A Sourced tool says where it comes from: "builtin" or "mcp:NAME".

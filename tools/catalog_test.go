@@ -19,21 +19,3 @@ func TestExecutionIDFormat(t *testing.T) {
 		t.Fatal("two ids at the same millisecond are equal")
 	}
 }
-
-func TestPresetNeedsApproval(t *testing.T) {
-	cases := []struct {
-		preset, tool string
-		want         bool
-	}{
-		{PresetStrict, WebSearch, true},
-		{PresetStrict, ReadFile, false},
-		{PresetModerate, WebSearch, false},
-		{PresetModerate, DeleteFile, true},
-		{PresetMinimal, DeleteFile, false},
-	}
-	for _, c := range cases {
-		if got := Presets[c.preset].NeedsApproval(c.tool); got != c.want {
-			t.Errorf("%s.NeedsApproval(%s) = %v, want %v", c.preset, c.tool, got, c.want)
-		}
-	}
-}

@@ -33,34 +33,34 @@ func FileTools(ws *Workspace) []Tool {
 		newFileTool(ReadFile,
 			"Read a UTF-8 text file in the workspace and return its content. Binary files and files over 1 MiB are refused.",
 			objectSchema([]string{"path"}, map[string]any{"path": pathProp("File to read, relative to the workspace.")}),
-			ws.readFile),
+			ws.readFile).withLocate(ws.locatePath(true)),
 		newFileTool(WriteFile,
 			"Write text to a file in the workspace, creating it and any missing parent folders, or replacing its content if it exists.",
 			objectSchema([]string{"path", "content"}, map[string]any{
 				"path":    pathProp("File to write, relative to the workspace."),
 				"content": map[string]any{"type": "string", "description": "The full text the file should hold."},
 			}),
-			ws.writeFile).withPreview(ws.previewWrite),
+			ws.writeFile).withPreview(ws.previewWrite).withLocate(func(a writeArgs) (Object, error) { return ws.object(true, a.Path) }),
 		newFileTool(DeleteFile,
 			"Delete one file in the workspace. Folders are not deleted.",
 			objectSchema([]string{"path"}, map[string]any{"path": pathProp("File to delete, relative to the workspace.")}),
-			ws.deleteFile).withPreview(ws.previewDelete),
+			ws.deleteFile).withPreview(ws.previewDelete).withLocate(ws.locatePath(false)),
 		newFileTool(MoveFile,
 			"Move or rename a file or folder inside the workspace. Missing parent folders of the destination are created; an existing destination is never overwritten.",
 			transferSchema("File or folder to move, relative to the workspace.", "Its new path, relative to the workspace (the full path, not only the folder)."),
-			ws.moveFile).withPreview(ws.previewTransfer(MoveFile)),
+			ws.moveFile).withPreview(ws.previewTransfer(MoveFile)).withLocate(ws.locateTransfer(false)),
 		newFileTool(CopyFile,
 			"Copy one file to a new path inside the workspace. Missing parent folders of the destination are created; an existing destination is never overwritten.",
 			transferSchema("File to copy, relative to the workspace.", "Path of the copy, relative to the workspace (the full path, not only the folder)."),
-			ws.copyFile).withPreview(ws.previewTransfer(CopyFile)),
+			ws.copyFile).withPreview(ws.previewTransfer(CopyFile)).withLocate(ws.locateTransfer(true)),
 		newFileTool(CreateDirectory,
 			"Create a folder in the workspace, with any missing parent folders. Succeeds if it already exists.",
 			objectSchema([]string{"path"}, map[string]any{"path": pathProp("Folder to create, relative to the workspace.")}),
-			ws.createDirectory),
+			ws.createDirectory).withLocate(ws.locatePath(true)),
 		newFileTool(ListDirectory,
 			fmt.Sprintf("List a folder of the workspace: each entry's name, type (file, dir, symlink) and size, sorted by name, at most %d entries.", MaxListEntries),
 			objectSchema(nil, map[string]any{"path": pathProp("Folder to list, relative to the workspace; . (the default) is the workspace itself.")}),
-			ws.listDirectory),
+			ws.listDirectory).withLocate(func(a listArgs) (Object, error) { return ws.object(true, listed(a.Path)) }),
 	}
 }
 
@@ -71,15 +71,23 @@ type fileTool[A any] struct {
 	params            map[string]any
 	run               func(context.Context, A) (any, error)
 	preview           func(context.Context, A) (*api.Preview, error) // nil: the tool changes nothing to preview
+	locate            func(A) (Object, error)                        // what a call acts on (Locator)
 }
 
 var (
 	_ Tool      = (*fileTool[pathArgs])(nil)
 	_ Previewer = (*fileTool[pathArgs])(nil)
+	_ Locator   = (*fileTool[pathArgs])(nil)
 )
 
 func newFileTool[A any](name, description string, params map[string]any, run func(context.Context, A) (any, error)) *fileTool[A] {
 	return &fileTool[A]{name: name, description: description, params: params, run: run}
+}
+
+// withLocate gives the tool the resolution of what a call acts on.
+func (t *fileTool[A]) withLocate(l func(A) (Object, error)) *fileTool[A] {
+	t.locate = l
+	return t
 }
 
 // withPreview gives the tool a preview of what a call would change.
@@ -201,8 +209,12 @@ type DirEntry struct {
 
 func slash(rel string) string { return filepath.ToSlash(rel) }
 
+// shownPath is a path the tools accepted as results show it: cleaned, as the
+// model named it, before any link is followed.
+func shownPath(p string) string { return slash(filepath.Clean(filepath.FromSlash(p))) }
+
 func (w *Workspace) readFile(_ context.Context, a pathArgs) (any, error) {
-	rel, err := w.resolve(a.Path)
+	shownRel, rel, err := w.locate(a.Path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +259,7 @@ func (w *Workspace) readFile(_ context.Context, a pathArgs) (any, error) {
 	if isBinary(data) {
 		return nil, fmt.Errorf("path %s is a binary file; read_file reads text only", a.Path)
 	}
-	return ReadFileResult{Path: slash(rel), Content: data, Size: int64(len(data))}, nil
+	return ReadFileResult{Path: slash(shownRel), Content: data, Size: int64(len(data))}, nil
 }
 
 func tooBig(shown string, size int64) error {
@@ -277,7 +289,7 @@ func isBinary(data string) bool {
 }
 
 func (w *Workspace) writeFile(_ context.Context, a writeArgs) (any, error) {
-	rel, err := w.resolve(a.Path)
+	shownRel, rel, err := w.locate(a.Path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +328,7 @@ func (w *Workspace) writeFile(_ context.Context, a writeArgs) (any, error) {
 	if err != nil {
 		return nil, opError("write", a.Path, err)
 	}
-	return WriteFileResult{Path: slash(rel), BytesWritten: n, Overwritten: overwritten}, nil
+	return WriteFileResult{Path: slash(shownRel), BytesWritten: n, Overwritten: overwritten}, nil
 }
 
 // writeChecked replaces the content of f, opened for writing at the path
@@ -351,7 +363,7 @@ func (w *Workspace) mkdirParent(rel, shown string) error {
 }
 
 func (w *Workspace) deleteFile(_ context.Context, a pathArgs) (any, error) {
-	rel, err := w.resolve(a.Path)
+	shownRel, rel, err := w.locate(a.Path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -373,17 +385,17 @@ func (w *Workspace) deleteFile(_ context.Context, a pathArgs) (any, error) {
 	if err := w.root.Remove(rel); err != nil {
 		return nil, opError("delete", a.Path, err)
 	}
-	return DeleteFileResult{Path: slash(rel), Deleted: true}, nil
+	return DeleteFileResult{Path: slash(shownRel), Deleted: true}, nil
 }
 
 // transferEnds resolves both ends of a move or copy and checks the
 // destination is free: neither tool overwrites, because replacing a file the
 // user did not name as a target is a surprise nobody approved.
 func (w *Workspace) transferEnds(tool string, a transferArgs) (src, dst string, srcInfo fs.FileInfo, err error) {
-	if src, err = w.resolve(a.Source); err != nil {
+	if _, src, err = w.locateAs("source", fixCopyIn, a.Source, tool == CopyFile); err != nil {
 		return "", "", nil, err
 	}
-	if dst, err = w.resolve(a.Destination); err != nil {
+	if _, dst, err = w.locateAs("destination", fixOtherDst, a.Destination, false); err != nil {
 		return "", "", nil, err
 	}
 	if src == "." {
@@ -436,7 +448,7 @@ func (w *Workspace) moveFile(_ context.Context, a transferArgs) (any, error) {
 	if err := w.root.Rename(src, dst); err != nil {
 		return nil, opError("move", a.Source, err)
 	}
-	return MoveFileResult{Source: slash(src), Destination: slash(dst)}, nil
+	return MoveFileResult{Source: shownPath(a.Source), Destination: shownPath(a.Destination)}, nil
 }
 
 func (w *Workspace) copyFile(ctx context.Context, a transferArgs) (any, error) {
@@ -493,7 +505,7 @@ func (w *Workspace) copyFile(ctx context.Context, a transferArgs) (any, error) {
 		}
 		return nil, opError("copy", a.Source, err)
 	}
-	return CopyFileResult{Source: slash(src), Destination: slash(dst), BytesCopied: n}, nil
+	return CopyFileResult{Source: shownPath(a.Source), Destination: shownPath(a.Destination), BytesCopied: n}, nil
 }
 
 // ctxReader stops a long copy when the request is cancelled.
@@ -510,14 +522,14 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 func (w *Workspace) createDirectory(_ context.Context, a pathArgs) (any, error) {
-	rel, err := w.resolve(a.Path)
+	shownRel, rel, err := w.locate(a.Path, true)
 	if err != nil {
 		return nil, err
 	}
 	fi, err := w.root.Stat(rel)
 	switch {
 	case err == nil && fi.IsDir():
-		return CreateDirectoryResult{Path: slash(rel), Created: false}, nil
+		return CreateDirectoryResult{Path: slash(shownRel), Created: false}, nil
 	case err == nil:
 		return nil, fmt.Errorf("path %s already exists and is a file, not a directory", a.Path)
 	case !errors.Is(err, fs.ErrNotExist):
@@ -529,15 +541,12 @@ func (w *Workspace) createDirectory(_ context.Context, a pathArgs) (any, error) 
 		}
 		return nil, opError("create directory", a.Path, err)
 	}
-	return CreateDirectoryResult{Path: slash(rel), Created: true}, nil
+	return CreateDirectoryResult{Path: slash(shownRel), Created: true}, nil
 }
 
 func (w *Workspace) listDirectory(_ context.Context, a listArgs) (any, error) {
-	shown := a.Path
-	if strings.TrimSpace(shown) == "" {
-		shown = "."
-	}
-	rel, err := w.resolve(shown)
+	shown := listed(a.Path)
+	shownRel, rel, err := w.locate(shown, true)
 	if err != nil {
 		return nil, err
 	}
@@ -568,7 +577,7 @@ func (w *Workspace) listDirectory(_ context.Context, a listArgs) (any, error) {
 		return nil, opError("list", shown, err)
 	}
 	slices.Sort(names)
-	res := ListDirectoryResult{Path: slash(rel), Total: len(names), Entries: make([]DirEntry, 0, min(len(names), MaxListEntries))}
+	res := ListDirectoryResult{Path: slash(shownRel), Total: len(names), Entries: make([]DirEntry, 0, min(len(names), MaxListEntries))}
 	if len(names) > MaxListEntries {
 		names = names[:MaxListEntries]
 		res.Truncated = true
@@ -591,4 +600,55 @@ func (w *Workspace) listDirectory(_ context.Context, a listArgs) (any, error) {
 		res.Entries = append(res.Entries, e)
 	}
 	return res, nil
+}
+
+// listed is the folder list_directory lists for the path given: the
+// workspace itself for none.
+func listed(p string) string {
+	if strings.TrimSpace(p) == "" {
+		return "."
+	}
+	return p
+}
+
+// object is the Object of a file tool's call on paths, each resolved as
+// Canonical resolves it (the last component followed when follow is set).
+func (w *Workspace) object(follow bool, paths ...string) (Object, error) {
+	return w.objectAs("path", fixCopyIn, follow, paths...)
+}
+
+// objectAs is object with refusals worded for the argument role.
+func (w *Workspace) objectAs(role, fix string, follow bool, paths ...string) (Object, error) {
+	o := Object{Kind: ObjectPath, Given: paths}
+	for _, p := range paths {
+		_, c, err := w.locateAs(role, fix, p, follow)
+		if err != nil {
+			return o, err
+		}
+		o.Paths = append(o.Paths, slash(c))
+	}
+	return o, nil
+}
+
+// locatePath is the locator of a tool with one path argument.
+func (w *Workspace) locatePath(follow bool) func(pathArgs) (Object, error) {
+	return func(a pathArgs) (Object, error) { return w.object(follow, a.Path) }
+}
+
+// locateTransfer is the locator of move_file (follow false: a link is moved
+// itself) and copy_file (true: a link's file is copied); the destination is a
+// new name, never followed.
+func (w *Workspace) locateTransfer(followSource bool) func(transferArgs) (Object, error) {
+	return func(a transferArgs) (Object, error) {
+		src, err := w.objectAs("source", fixCopyIn, followSource, a.Source)
+		if err != nil {
+			return src, err
+		}
+		dst, err := w.objectAs("destination", fixOtherDst, false, a.Destination)
+		if err != nil {
+			return dst, err
+		}
+		src.Paths, src.Given = append(src.Paths, dst.Paths...), append(src.Given, a.Destination)
+		return src, nil
+	}
 }

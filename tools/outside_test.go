@@ -22,13 +22,6 @@ func (o outsideTool) Run(context.Context, json.RawMessage) (any, error) {
 	return nil, nil
 }
 
-type policyTool struct {
-	outsideTool
-	needs bool
-}
-
-func (p policyTool) NeedsApproval(Preset) bool { return p.needs }
-
 func TestOutsideToolsRegisterBesideTheCatalog(t *testing.T) {
 	ws, _ := OpenWorkspace(t.TempDir())
 	defer ws.Close()
@@ -49,21 +42,6 @@ func TestOutsideToolsRegisterBesideTheCatalog(t *testing.T) {
 		if _, err := NewRegistry(append(all, bad)...); err == nil {
 			t.Errorf("%+v was registered", bad)
 		}
-	}
-}
-
-func TestNoToolRunsFreelyByOmission(t *testing.T) {
-	minimal := Presets[PresetMinimal]
-	ws, _ := OpenWorkspace(t.TempDir())
-	defer ws.Close()
-	if NeedsApproval(minimal, FileTools(ws)[0]) {
-		t.Error("minimal asks for read_file")
-	}
-	if !NeedsApproval(minimal, outsideTool{name: "files__read_text", source: "mcp:files"}) {
-		t.Error("a tool the presets do not know runs without a decision")
-	}
-	if NeedsApproval(Presets[PresetStrict], policyTool{outsideTool{name: "a__b", source: "mcp:a"}, false}) {
-		t.Error("a tool's own policy was not asked")
 	}
 }
 

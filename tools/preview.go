@@ -47,7 +47,7 @@ func (t *fileTool[A]) Preview(ctx context.Context, raw json.RawMessage) (*api.Pr
 // previewWrite diffs an existing file against the content write_file would put
 // in its place; a new file needs no preview.
 func (w *Workspace) previewWrite(_ context.Context, a writeArgs) (*api.Preview, error) {
-	rel, old, fi, err := w.existing(a.Path)
+	rel, old, fi, err := w.existing(a.Path, true)
 	if err != nil || fi == nil || fi.IsDir() {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (w *Workspace) previewWrite(_ context.Context, a writeArgs) (*api.Preview, 
 
 // previewDelete says what delete_file would remove.
 func (w *Workspace) previewDelete(_ context.Context, a pathArgs) (*api.Preview, error) {
-	rel, old, fi, err := w.existing(a.Path)
+	rel, old, fi, err := w.existing(a.Path, false)
 	if err != nil || fi == nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (w *Workspace) previewDelete(_ context.Context, a pathArgs) (*api.Preview, 
 // the user approves it.
 func (w *Workspace) previewTransfer(tool string) func(context.Context, transferArgs) (*api.Preview, error) {
 	return func(_ context.Context, a transferArgs) (*api.Preview, error) {
-		rel, old, fi, err := w.existing(a.Destination)
+		rel, old, fi, err := w.existing(a.Destination, false)
 		if err != nil || fi == nil {
 			return nil, err
 		}
@@ -115,12 +115,14 @@ func (w *Workspace) previewTransfer(tool string) func(context.Context, transferA
 // existing resolves a path and, when it names an existing file, returns its
 // info and, for a text file under MaxReadBytes, its content (nil otherwise).
 // A missing path is (rel, nil, nil, nil).
-func (w *Workspace) existing(p string) (rel string, content *string, fi fs.FileInfo, err error) {
-	rel, err = w.resolve(p)
+func (w *Workspace) existing(p string, follow bool) (rel string, content *string, fi fs.FileInfo, err error) {
+	_, rel, err = w.locate(p, follow)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	fi, err = w.root.Stat(rel)
+	// Resolved as the tool resolves it: a link the call acts on itself is
+	// shown as a link, never as the file it points to.
+	fi, err = w.root.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rel, nil, nil, nil
 	}
@@ -131,6 +133,15 @@ func (w *Workspace) existing(p string) (rel string, content *string, fi fs.FileI
 		return rel, nil, fi, nil
 	}
 	f, err := w.root.Open(rel)
+	if err == nil {
+		// The opened file, checked again: a hard link swapped in since the
+		// Lstat must not be read into a preview the tool would refuse.
+		var ofi fs.FileInfo
+		if ofi, err = f.Stat(); err == nil && checkLinks("path", p, ofi, fixCopyIn) != nil {
+			f.Close()
+			return "", nil, nil, checkLinks("path", p, ofi, fixCopyIn)
+		}
+	}
 	if err != nil {
 		return rel, nil, fi, nil
 	}

@@ -281,3 +281,27 @@ func truncateRunes(s string, limit int) (string, int, bool) {
 	}
 	return strings.TrimRight(cut, " \n\t"), n, true
 }
+
+// Locate is the query a web_search call sends.
+func (t *webSearch) Locate(raw json.RawMessage) (Object, error) {
+	var args webSearchArgs
+	if err := DecodeArgs(raw, &args); err != nil {
+		return Object{Kind: ObjectQuery}, err
+	}
+	return Object{Kind: ObjectQuery, Query: args.Query}, nil
+}
+
+// Locate is the canonical host a read_webpage call reaches first (the
+// fetcher checks every redirect against the same lists).
+func (t *readWebpage) Locate(raw json.RawMessage) (Object, error) {
+	var args readWebpageArgs
+	if err := DecodeArgs(raw, &args); err != nil {
+		return Object{Kind: ObjectHost}, err
+	}
+	return LocateURL(args.URL)
+}
+
+var (
+	_ Locator = (*webSearch)(nil)
+	_ Locator = (*readWebpage)(nil)
+)

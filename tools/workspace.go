@@ -211,3 +211,107 @@ func opError(verb, shown string, err error) error {
 	}
 	return fmt.Errorf("cannot %s %s: %v", verb, shown, inner)
 }
+
+// maxLinks bounds the symbolic links followed in one path, as the kernel's
+// ELOOP does.
+const maxLinks = 40
+
+// Canonical is the workspace path a file tool will really touch for p: p
+// checked as resolve checks it, then every symbolic link on the way followed
+// inside the workspace (the last component too when follow is set, as
+// reading, writing, copying from and listing do; not for delete_file and
+// move_file's source, which act on the link itself). It is slash-separated,
+// "." for the workspace itself, and refused (an error the tool would give)
+// for a path outside the workspace, through a link that leads out, or to a
+// regular file with more than one hard link. The tools operate on it and the
+// approval policy matches rules and grants against it, so the two cannot
+// disagree about which file a call touches.
+func (w *Workspace) Canonical(p string, follow bool) (string, error) {
+	_, real, err := w.locate(p, follow)
+	return slash(real), err
+}
+
+// locate is Canonical for the tools: the lexically cleaned path (what results
+// show, as the model named it) and the real path to operate on.
+func (w *Workspace) locate(p string, follow bool) (rel, real string, err error) {
+	return w.locateAs("path", fixCopyIn, p, follow)
+}
+
+// locateAs is locate with a refusal that names the argument (role, as the
+// model named it: "source") and says what to do instead (fix).
+func (w *Workspace) locateAs(role, fix, p string, follow bool) (rel, real string, err error) {
+	if rel, err = w.resolve(p); err != nil {
+		return "", "", err
+	}
+	if real, err = w.realPath(p, rel, follow); err != nil {
+		return "", "", err
+	}
+	if fi, err := w.root.Lstat(real); err == nil {
+		if err := checkLinks(role, p, fi, fix); err != nil {
+			return "", "", err
+		}
+	}
+	return rel, real, nil
+}
+
+// realPath follows the symbolic links of rel, a path resolve accepted, one
+// component at a time through the workspace's os.Root, and returns the path
+// they lead to. What does not exist yet is kept as written: it leads nowhere.
+// It is written here because filepath.EvalSymlinks works on host paths
+// (where the workspace itself may sit behind links) and needs every component
+// to exist, while a write creates what is missing.
+func (w *Workspace) realPath(shown, rel string, follow bool) (string, error) {
+	if rel == "." {
+		return ".", nil
+	}
+	sep := string(filepath.Separator)
+	todo := strings.Split(rel, sep)
+	var done []string
+	links := 0
+	for len(todo) > 0 {
+		name := todo[0]
+		todo = todo[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return "", refuse("path %s goes through a symbolic link that points outside the workspace", shown)
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		cur := filepath.Join(append(done, name)...)
+		fi, err := w.root.Lstat(cur)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 || (len(todo) == 0 && !follow) {
+			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				return "", opError("use", shown, err)
+			}
+			done = append(done, name)
+			if err != nil {
+				// Missing: the rest is only a name, cleaned as written.
+				rest := filepath.Clean(filepath.Join(append(done, todo...)...))
+				if !filepath.IsLocal(rest) {
+					return "", refuse("path %s leaves the workspace; use a path inside it", shown)
+				}
+				return rest, nil
+			}
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", refuse("path %s goes through a symbolic link loop at %s; remove or fix the link", shown, slash(cur))
+		}
+		target, err := w.root.Readlink(cur)
+		if err != nil {
+			return "", opError("use", shown, err)
+		}
+		if filepath.IsAbs(target) || filepath.VolumeName(target) != "" {
+			return "", refuse("path %s goes through a symbolic link (%s) that points outside the workspace", shown, slash(cur))
+		}
+		todo = append(strings.Split(filepath.Clean(target), sep), todo...)
+	}
+	if len(done) == 0 {
+		return ".", nil
+	}
+	return filepath.Join(done...), nil
+}

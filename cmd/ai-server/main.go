@@ -71,6 +71,13 @@ func commands() []command {
 			run:     func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runRead(args, stdout, stderr) },
 		},
 		{
+			name:    "policy",
+			args:    "explain TOOL 'JSON-ARGS' | list [--json] [--config PATH]",
+			summary: "explain: whether a call would run, ask or be refused, and why; list: every rule and preset entry in force",
+			flags:   func() *flag.FlagSet { return new(policyOptions).flagSet() },
+			run:     func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runPolicy(args, stdout, stderr) },
+		},
+		{
 			name:    "mcp",
 			args:    "[list] [--config PATH]",
 			summary: "serve web_search, read_webpage and sanitize to another agent over MCP (stdio); list: the configured MCP servers, their status and tools",

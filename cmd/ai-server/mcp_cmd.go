@@ -17,6 +17,7 @@ import (
 
 	"github.com/ailab/ai-lab/config"
 	mcphub "github.com/ailab/ai-lab/mcp"
+	"github.com/ailab/ai-lab/policy"
 	"github.com/ailab/ai-lab/sanitize"
 	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/tools"
@@ -177,18 +178,16 @@ func runMCPList(opts mcpOptions, stdout, stderr io.Writer) int {
 	defer cancel()
 	_ = hub.WaitStarted(wctx)
 	code = exitOK
-	preset := cfg.Preset()
+	pol := policy.New(cfg, nil)
 	for _, info := range hub.Servers() {
 		fmt.Fprintf(stdout, "%s (%s): %s\n", info.Name, info.Source, info.Status())
 		if info.State != mcphub.StateReady {
 			code = exitFailure
 		}
 		for _, name := range info.Tools {
-			ask := "runs without asking"
-			if t, ok := hub.Tool(name); ok && t.NeedsApproval(preset) {
-				ask = "needs approval"
-			}
-			fmt.Fprintf(stdout, "  %s  (%s)\n", name, ask)
+			// The policy by name: an MCP tool has no object a rule could scope.
+			d := pol.Decide(policy.Call{Name: name, Args: json.RawMessage("{}")}, nil)
+			fmt.Fprintf(stdout, "  %s  (%s: %s)\n", name, d.Verdict, d.Reason)
 		}
 		for _, skipped := range info.Skipped {
 			fmt.Fprintf(stdout, "  left out: %s\n", skipped)
