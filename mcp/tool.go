@@ -30,9 +30,9 @@ type Tool struct {
 }
 
 var (
-	_ tools.Tool           = (*Tool)(nil)
-	_ tools.Identified     = (*Tool)(nil)
-	_ tools.Sourced        = (*Tool)(nil)
+	_ tools.Tool       = (*Tool)(nil)
+	_ tools.Identified = (*Tool)(nil)
+	_ tools.Sourced    = (*Tool)(nil)
 )
 
 func (s *server) newTool(t *sdk.Tool) *Tool {

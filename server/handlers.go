@@ -16,8 +16,8 @@ import (
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/config"
-	"github.com/ailab/ai-lab/policy"
 	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/policy"
 	"github.com/ailab/ai-lab/server/verify"
 	"github.com/ailab/ai-lab/store"
 	"github.com/ailab/ai-lab/tools"
