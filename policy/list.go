@@ -27,6 +27,7 @@ func (p *Policy) List() api.Policy {
 			}
 			name := p.ruleName(i, r)
 			source, text, _ := strings.Cut(name, ": ")
+			text = strings.TrimPrefix(text, r.Effect+" ")
 			out.Entries = append(out.Entries, api.PolicyEntry{Source: source, Effect: r.Effect, Tool: r.Tool, Scope: scope, Text: text})
 		}
 	}
@@ -39,11 +40,11 @@ func (p *Policy) List() api.Policy {
 	slices.SortFunc(servers, func(a, b config.MCPServer) int { return strings.Compare(a.Name, b.Name) })
 	for _, s := range servers {
 		d := p.byPreset(tools.IdentityByName(s.Name+"__*"), preset)
-		source := "MCP server " + s.Name
+		source, text := "MCP server "+s.Name, "every tool of "+s.Name+" (approval: "+s.Approval.Mode+")"
 		if preset.Name == tools.PresetStrict {
-			source = "preset " + preset.Name
+			source, text = "preset "+preset.Name, "every tool of "+s.Name+" asks"
 		}
-		out.Entries = append(out.Entries, api.PolicyEntry{Source: source, Effect: effectOf(d), Tool: s.Name + "__*", Text: reasonText(d.Reason)})
+		out.Entries = append(out.Entries, api.PolicyEntry{Source: source, Effect: effectOf(d), Tool: s.Name + "__*", Text: text})
 	}
 	return out
 }

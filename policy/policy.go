@@ -362,3 +362,35 @@ func grantLabel(tool, pattern string) string {
 	}
 	return verb + " files in " + sc.folder + "/"
 }
+
+// Describe says in words what call c acts on as the policy sees it, for a
+// person asking why it did or did not ask: the canonical paths (and how the
+// model wrote them, when that differs), the host, or why the object cannot
+// be resolved. It is "" for a tool with no object.
+func (p *Policy) Describe(c Call) string {
+	s := p.subject(c)
+	switch {
+	case s.objErr != nil:
+		return "its object cannot be resolved, so no rule or grant with a folder or host matches: " + s.objErr.Error()
+	case s.obj.Kind == tools.ObjectHost:
+		return "it reaches the host " + strconvQuote(s.obj.Host)
+	case s.obj.Kind != tools.ObjectPath:
+		return ""
+	}
+	var parts []string
+	for i, q := range s.obj.Paths {
+		part := strconvQuote(q)
+		if i < len(s.obj.Given) && s.obj.Given[i] != q {
+			part += ", written " + strconvQuote(s.obj.Given[i])
+		}
+		parts = append(parts, part)
+	}
+	out := "it acts on " + strings.Join(parts, " and ")
+	if s.hidden {
+		out += "; its arguments hold invisible or control characters, so no grant and no allow rule with a folder covers it"
+	}
+	return out
+}
+
+// strconvQuote quotes s with its invisible characters escaped.
+func strconvQuote(s string) string { return `"` + visible.Escape(s) + `"` }

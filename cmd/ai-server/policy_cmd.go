@@ -87,11 +87,16 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ai-server: policy: %v\n", err)
 		return exitFailure
 	}
-	d := policy.New(cfg, reg).Decide(policy.Call{Name: name, Args: json.RawMessage(raw)}, nil)
+	pol := policy.New(cfg, reg)
+	call := policy.Call{Name: name, Args: json.RawMessage(raw)}
+	d := pol.Decide(call, nil)
 	if opts.asJSON {
 		return printJSON(stdout, map[string]string{"decision": string(d.Verdict), "reason": d.Reason})
 	}
 	fmt.Fprintf(stdout, "%s: %s\n", d.Verdict, d.Reason)
+	if what := pol.Describe(call); what != "" {
+		fmt.Fprintf(stdout, "  (%s)\n", what)
+	}
 	return exitOK
 }
 
