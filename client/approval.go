@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/visible"
 )
 
 // A Batch is one ApprovalRequiredResponse being decided: the pending calls in the
@@ -80,14 +80,47 @@ func (b *Batch) CanGrant() bool {
 // Grant approves the current call with scope session, which stores its grant
 // offer (CONTRACT section 11), and approves the later calls of the batch that the
 // same offer covers. It does nothing when the call carries no offer.
-func (b *Batch) Grant() {
+func (b *Batch) Grant() { b.widen(api.ScopeSession) }
+
+// Always approves the current call with scope always, which saves its grant
+// offer as an allow rule in config.yaml, and approves the later calls of the
+// batch that the same offer covers, as Grant does. It does nothing when the call
+// carries no offer.
+func (b *Batch) Always() { b.widen(api.ScopeAlways) }
+
+func (b *Batch) widen(scope string) {
 	if !b.CanGrant() {
 		return
 	}
 	p := b.Pending[b.Current()]
-	b.Decisions = append(b.Decisions, api.Decision{ToolCallID: p.ToolCallID, Approved: true, Scope: api.ScopeSession})
+	b.Decisions = append(b.Decisions, api.Decision{ToolCallID: p.ToolCallID, Approved: true, Scope: scope})
 	b.granted = append(b.granted, p)
 	b.advance()
+}
+
+// Reopen takes back the first decision with scope always and every decision
+// after it, once the server has refused to save the rule (config_locked): the
+// server then ran nothing and stored nothing, so those calls wait for a decision
+// again while the ones before keep theirs. It returns the row that waits now, or
+// -1 when no decision had scope always.
+func (b *Batch) Reopen() int {
+	from := slices.IndexFunc(b.Decisions, func(d api.Decision) bool { return d.Scope == api.ScopeAlways })
+	if from < 0 {
+		return -1
+	}
+	b.Decisions = b.Decisions[:from]
+	b.granted = nil
+	for i, d := range b.Decisions {
+		if d.Scope == api.ScopeSession {
+			b.granted = append(b.granted, b.Pending[i])
+		}
+	}
+	for i := range b.covered {
+		if i >= from {
+			delete(b.covered, i)
+		}
+	}
+	return from
 }
 
 // GrantCovers counts the calls after the current one that Grant would approve too.
@@ -156,34 +189,13 @@ func DecisionLine(p api.PendingTool, d api.Decision) string {
 	return line
 }
 
-// Visible returns s with every control, invisible, bidi or non-ASCII space character
-// replaced by its escape (\x1b, \u200b, \u202e, \n ...), so text shown to the user
-// cannot hide or disguise what a tool call will do. Invalid UTF-8 bytes become \xNN.
+// Visible returns s with every character that would not read as itself written
+// as an escape (\x1b, \u200b, \u3164, \U000e0100, \n ...) and every byte that is
+// not UTF-8 as \xNN, so text a person decides on cannot hide or disguise what a
+// tool call will do. What counts as such a character is visible.Deceptive, the one
+// definition the server also refuses grants by.
 func Visible(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == ' ' || (unicode.IsPrint(r) && !unicode.Is(unicode.Cf, r) && r != utf8.RuneError):
-			b.WriteRune(r)
-		case r > 0xffff:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-		i += size
-	}
-	return b.String()
+	return visible.Escape(s)
 }
 
 // TerminalSafe returns text that is read rather than approved (answers, error

@@ -27,6 +27,18 @@ func TestVisible(t *testing.T) {
 		{"delete char", "a\x7fb", `a\x7fb`},
 		{"tag character", "a\U000E0041b", `a\U000e0041b`},
 		{"replacement character", "a\ufffdb", `a\ufffdb`},
+		// Letters and marks to Unicode that draw nothing or change nothing: each
+		// as visible.Deceptive says.
+		{"hangul filler in a grant label", "write files in notes\u3164/ for this session", `write files in notes\u3164/ for this session`},
+		{"combining grapheme joiner", "a\u034fb", `a\u034fb`},
+		{"variation selector 16", "a\ufe0fb", `a\ufe0fb`},
+		{"variation selector 17", "a\U000E0100b", `a\U000e0100b`},
+		{"hangul choseong filler", "a\u115fb", `a\u115fb`},
+		{"halfwidth hangul filler", "a\uffa0b", `a\uffa0b`},
+		{"braille blank", "a\u2800b", `a\u2800b`},
+		{"khmer vowel inherent", "a\u17b4b", `a\u17b4b`},
+		{"line separator", "a\u2028b", `a\u2028b`},
+		{"ideographic space", "a\u3000b", `a\u3000b`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,11 +120,13 @@ func TestBatchDecisions(t *testing.T) {
 }
 
 func sampleBatch() *client.Batch {
-	return client.NewBatch(clienttest.Pending("s_1",
-		clienttest.Call("web_search", `{"query": "latest AI", "max_results": 5}`, "call_1"),
-		clienttest.Call("write_file", `{"path": "notes/today.txt", "content": "a very long line of text that will not fit in eighty columns and must be cut with an ellipsis \u200b"}`, "call_2"),
-		overwrite(),
-	))
+	search := clienttest.Call("web_search", `{"query": "latest AI", "max_results": 5}`, "call_1")
+	search.Reason = "preset strict: web_search asks"
+	today := clienttest.Call("write_file", `{"path": "notes/today.txt", "content": "a very long line of text that will not fit in eighty columns and must be cut with an ellipsis \u200b"}`, "call_2")
+	today.Reason = "rule 2 in config.yaml: ask write_file in notes/, which a preset entry further down would allow without asking"
+	over := overwrite()
+	over.Reason = "preset moderate: write_file asks"
+	return client.NewBatch(clienttest.Pending("s_1", search, today, over))
 }
 
 // overwrite is a write_file call onto an existing file, with the server's preview.
@@ -132,7 +146,8 @@ func plainStyle() client.TableStyle {
 }
 
 // TestScreenGolden is the one-shot's approval screen: the first call decided, the
-// second being decided, the third an overwrite whose preview says so.
+// second being decided, the third an overwrite whose preview says so; each call
+// still to decide has the server's reason under it, cut to its cell.
 func TestScreenGolden(t *testing.T) {
 	for _, w := range []int{80, 120} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
@@ -240,7 +255,8 @@ func TestScreenShowsWhatACallChanges(t *testing.T) {
 	}{
 		{"overwrite: the diff", overwrite(), []string{`"path": "notes.txt"`, "⚠ overwrites notes.txt (+3 −1)", "--- a/notes.txt", "@@ -1,2 +1,4 @@", "-old    2", "+three"}, []string{"\t"}},
 		{"delete: the first lines, escaped", del, []string{"First lines of what it removes (old.txt):", "first line", `\x1b[2Jsecond`}, []string{"\x1b"}},
-		{"no preview: the arguments only", clienttest.Call("web_search", `{"query":"go"}`, "c"), []string{`"query": "go"`}, []string{"⚠"}},
+		{"no preview: the arguments only", clienttest.Call("web_search", `{"query":"go"}`, "c"), []string{`"query": "go"`}, []string{"⚠", "why:"}},
+		{"the reason whole", sampleBatch().Pending[1], []string{"why: rule 2 in config.yaml: ask write_file in notes/, which a preset entry further down would allow without asking"}, []string{"…"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

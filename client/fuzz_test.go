@@ -3,7 +3,6 @@ package client_test
 import (
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -11,11 +10,13 @@ import (
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/client"
 	"github.com/ailab/ai-lab/client/clienttest"
+	"github.com/ailab/ai-lab/visible"
 )
 
-// hidden reports a rune the approval screen must never print as is.
+// hidden reports a rune the approval screen must never print as is: what
+// visible.Deceptive says, the one definition the server refuses grants by.
 func hidden(r rune) bool {
-	return r == utf8.RuneError || (r != ' ' && (!unicode.IsPrint(r) || unicode.Is(unicode.Cf, r)))
+	return visible.Deceptive(r)
 }
 
 func checkShown(t *testing.T, what, s string, allowNewline bool) {

@@ -44,6 +44,10 @@ var (
 	ErrInvalidDecisions = errors.New("invalid decisions")
 	// ErrInvalidConfig means a safety or config change was refused.
 	ErrInvalidConfig = errors.New("invalid config")
+	// ErrConfigLocked means the server may not change its safety settings in
+	// config.yaml, because an environment variable overrides them or it runs
+	// without a config file; the message says which.
+	ErrConfigLocked = errors.New("config locked")
 	// ErrModel means the LLM endpoint behind the server failed.
 	ErrModel = errors.New("model error")
 	// ErrServer means the server failed in a way it did not name more precisely.
@@ -79,6 +83,8 @@ func sentinelFor(code string, status int) error {
 		return ErrInvalidDecisions
 	case api.CodeInvalidConfig:
 		return ErrInvalidConfig
+	case api.CodeConfigLocked:
+		return ErrConfigLocked
 	case api.CodeModelError:
 		return ErrModel
 	case api.CodeCancelled:
@@ -233,6 +239,14 @@ func (c *Client) Tools(ctx context.Context) ([]api.ToolInfo, error) {
 	var t []api.ToolInfo
 	err := c.do(ctx, http.MethodGet, "/tools", nil, &t)
 	return t, err
+}
+
+// Policy returns what decides tool calls now (GET /policy): the preset, and
+// every rule and preset entry in force in the order they are checked.
+func (c *Client) Policy(ctx context.Context) (api.Policy, error) {
+	var p api.Policy
+	err := c.do(ctx, http.MethodGet, "/policy", nil, &p)
+	return p, err
 }
 
 // RevokeGrant deletes one session grant; later calls it covered ask again.

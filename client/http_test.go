@@ -28,6 +28,7 @@ func TestErrorCodesMapToSentinels(t *testing.T) {
 		{"invalid decisions", 400, api.CodeInvalidDecisions, client.ErrInvalidDecisions},
 		{"approval pending", 409, api.CodeApprovalPending, client.ErrApprovalPending},
 		{"invalid config", 400, api.CodeInvalidConfig, client.ErrInvalidConfig},
+		{"config locked", 409, api.CodeConfigLocked, client.ErrConfigLocked},
 		{"model error", 502, api.CodeModelError, client.ErrModel},
 		{"body too large", 413, api.CodeBodyTooLarge, client.ErrBodyTooLarge},
 		{"invalid request", 400, api.CodeInvalidRequest, client.ErrInvalidRequest},

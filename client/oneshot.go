@@ -17,7 +17,7 @@ import (
 
 // Approval policies of the one-shot mode (--approve).
 const (
-	ApproveAsk  = "ask"  // print each batch and read y/n/a/d/? lines
+	ApproveAsk  = "ask"  // print each batch and read y/n/s/r/a/d/? lines
 	ApproveAll  = "all"  // approve every call without asking
 	ApproveNone = "none" // deny every call without asking
 )
@@ -89,6 +89,15 @@ func (o Once) Run(ctx context.Context, c *Client) error {
 			}
 		}
 		reply, err = c.ApproveStream(ctx, b.SessionID, b.Decisions, on)
+		for o.Approve == ApproveAsk && errors.Is(err, ErrConfigLocked) && b.Reopen() >= 0 {
+			// Nothing ran and nothing was stored: decide again from the call whose
+			// rule could not be saved.
+			fmt.Fprintf(o.prompt(), "The server saved no rule, so none of these decisions was sent: %s\n\n", Visible(err.Error()))
+			if err := o.ask(b, in); err != nil {
+				return err
+			}
+			reply, err = c.ApproveStream(ctx, b.SessionID, b.Decisions, on)
+		}
 	}
 	if err != nil {
 		shown.pause() // the error is printed on a line of its own
@@ -115,28 +124,43 @@ func (o Once) echo(w io.Writer, answer string) {
 	}
 }
 
-// ask prints the batch as a plain table and reads one line per call: y, n, a, d, ?
-// or an empty line for the default y; after n or d, one more line is the reason
-// (empty: none); ? prints the call's full arguments and what it would change, then
-// asks again.
-func (o Once) ask(b *Batch, in *bufio.Scanner) error {
-	w := o.Prompt
-	if w == nil {
-		w = io.Discard
+// prompt is where the questions go: Prompt, or nowhere.
+func (o Once) prompt() io.Writer {
+	if o.Prompt == nil {
+		return io.Discard
 	}
+	return o.Prompt
+}
+
+// ask prints the batch as a plain table, with the server's reason under each
+// call, and reads one line per call: y, n, a, d, ? or an empty line for the
+// default y, and s or r for a call that carries a grant offer; after n or d, one
+// more line is the reason (empty: none); after s or r, one more line confirms
+// the grant or the rule shown (y) or goes back to the question; ? prints the
+// call's full arguments and what it would change, then asks again.
+func (o Once) ask(b *Batch, in *bufio.Scanner) error {
+	w := o.prompt()
 	plain := lipgloss.NewRenderer(w)
 	plain.SetColorProfile(termenv.Ascii) // plain text even on a colour terminal
 	st := NewTableStyle(plain)
 	fmt.Fprintln(w, b.Screen(ScreenOptions{Width: o.Width, Style: st}))
 	fmt.Fprintln(w)
-	reason := func() string {
-		fmt.Fprint(w, "Reason for the model (Enter skips): ")
+	line := func(question string) string {
+		fmt.Fprint(w, question)
 		r := ""
 		if in.Scan() {
 			r = strings.TrimSpace(in.Text())
 		}
 		o.echo(w, r)
 		return r
+	}
+	reason := func() string { return line("Reason for the model (Enter skips): ") }
+	confirm := func(lines []string, what string) bool {
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+		a := strings.ToLower(line(b.Question(what, o.Width)))
+		return a == "y" || a == "yes"
 	}
 	for !b.Done() {
 		fmt.Fprint(w, b.Prompt(o.Width))
@@ -150,6 +174,19 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 			b.Decide(true, "")
 		case "n", "no":
 			b.Decide(false, reason())
+		case "s", "session":
+			if lines := b.GrantLines(); lines == nil {
+				fmt.Fprintln(w, WhyNoGrant(b.Pending[b.Current()])+"; "+ApproveOnce)
+			} else if confirm(lines, "grant this") {
+				b.Grant()
+			}
+		case "r", "always":
+			if lines := b.RuleLines(); lines == nil {
+				notice, advice := b.NoRule()
+				fmt.Fprintln(w, notice+"; "+advice)
+			} else if confirm(lines, "save this rule") {
+				b.Always()
+			}
 		case "a", "all":
 			b.DecideRest(true)
 		case "d", "deny":
@@ -157,10 +194,14 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 		case "?":
 			fmt.Fprintln(w, Details(b.Pending[b.Current()], st))
 		default:
-			fmt.Fprintln(w, "Answer y (approve), n (deny), a (approve all remaining), d (deny all remaining) or ? (full arguments and changes).")
+			if b.CanGrant() {
+				fmt.Fprintln(w, "Answer y (approve), n (deny), s (approve and grant such calls for this session), r (approve and save an allow rule in config.yaml), a (approve all remaining), d (deny all remaining) or ? (full arguments and changes).")
+			} else {
+				fmt.Fprintln(w, "Answer y (approve), n (deny), a (approve all remaining), d (deny all remaining) or ? (full arguments and changes).")
+			}
 		}
 	}
-	for _, l := range b.Summary(o.Width) {
+	for _, l := range append(b.Summary(o.Width), b.ScopeNotes()...) {
 		fmt.Fprintln(w, l)
 	}
 	return nil

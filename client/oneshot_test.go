@@ -74,7 +74,7 @@ func TestOnceApprovalFlows(t *testing.T) {
 				t.Fatalf("decisions sent = %+v\nwant %+v", got, tt.want)
 			}
 			if tt.approve == client.ApproveAsk {
-				for _, s := range []string{"⚠ Tool Approval Required", "│ Tools Requesting Approval", "(1 of 2) Approve web_search(query=latest AI, max_results=5)? [y/n/a/d] (y): ", "Approve delete_file(path=old.txt)?"} {
+				for _, s := range []string{"⚠ Tool Approval Required", "│ Tools Requesting Approval", "(1 of 2) Approve web_search(query=latest AI, max_results=5)? [y/n/a/d/?] (y): ", "Approve delete_file(path=old.txt)?"} {
 					if !strings.Contains(prompt.String(), s) {
 						t.Errorf("prompt output lacks %q:\n%s", s, prompt.String())
 					}
@@ -119,8 +119,8 @@ func TestOnceEchoesPipedAnswers(t *testing.T) {
 		echo bool
 		want string
 	}{
-		{"echo", true, "(1 of 2) Approve web_search(query=latest AI, max_results=5)? [y/n/a/d] (y): n\nReason for the model (Enter skips): too broad\n(2 of 2) Approve"},
-		{"terminal echoes by itself", false, "(1 of 2) Approve web_search(query=latest AI, max_results=5)? [y/n/a/d] (y): Reason for the model (Enter skips): (2 of 2) Approve"},
+		{"echo", true, "(1 of 2) Approve web_search(query=latest AI, max_results=5)? [y/n/a/d/?] (y): n\nReason for the model (Enter skips): too broad\n(2 of 2) Approve"},
+		{"terminal echoes by itself", false, "(1 of 2) Approve web_search(query=latest AI, max_results=5)? [y/n/a/d/?] (y): Reason for the model (Enter skips): (2 of 2) Approve"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -133,7 +133,8 @@ type rowBlock struct {
 	tool, args []string
 	style      lipgloss.Style
 	current    bool
-	effect     int // args[effect:] say what the call would change; -1: nothing
+	effect     int // args[effect:why] say what the call would change; -1: nothing
+	why        int // args[why] says why the call asks; -1: no such line
 }
 
 func (r rowBlock) height() int { return max(len(r.tool), len(r.args)) }
@@ -157,7 +158,7 @@ func (b *Batch) mark(i int) string {
 func (b *Batch) row(i int, opt ScreenOptions, toolW, argW, maxLines int) rowBlock {
 	p := b.Pending[i]
 	cur := i == b.Current()
-	r := rowBlock{tool: []string{cut(b.mark(i)+Visible(p.ToolName), toolW)}, style: opt.Style.Cell, current: cur, effect: -1}
+	r := rowBlock{tool: []string{cut(b.mark(i)+Visible(p.ToolName), toolW)}, style: opt.Style.Cell, current: cur, effect: -1, why: -1}
 	switch {
 	case cur:
 		r.style = opt.Style.Current
@@ -183,7 +184,21 @@ func (b *Batch) row(i int, opt ScreenOptions, toolW, argW, maxLines int) rowBloc
 			}
 		}
 	}
+	if p.Reason != "" && i >= len(b.Decisions) && (cur || !opt.Compact) {
+		// The server's reason for asking, on one line under what the call changes.
+		r.why = len(r.args)
+		r.args = append(r.args, cut(WhyLine(p), argW))
+	}
 	return r
+}
+
+// WhyLine is the line that says why the server asks about p: "why: preset
+// moderate: write_file asks", or "" when it gave no reason.
+func WhyLine(p api.PendingTool) string {
+	if p.Reason == "" {
+		return ""
+	}
+	return "why: " + Visible(p.Reason)
 }
 
 // detailsHint names what ? adds for a preview, or "" when it adds nothing.
@@ -260,7 +275,11 @@ func (b *Batch) Table(opt ScreenOptions) TableView {
 				args = r.args[j]
 			}
 			argSt := r.style
-			if r.effect >= 0 && j >= r.effect && !r.current {
+			switch {
+			case r.current:
+			case r.why >= 0 && j >= r.why:
+				argSt = opt.Style.Cell
+			case r.effect >= 0 && j >= r.effect:
 				argSt = opt.Style.Effect
 			}
 			lines = append(lines, line(tool, args, r.style, argSt))
@@ -347,10 +366,15 @@ func (b *Batch) window(blocks []rowBlock, opt ScreenOptions, toolW, argW int) (f
 	return first, last
 }
 
-// Prompt is the question for the current call: "Approve tool(args)? [y/n/a/d] (y):",
-// with "(2 of 3)" in front when the batch has more than one call.
+// Prompt is the one-shot mode's question for the current call: "Approve
+// tool(args)? [y/n/a/d/?] (y): ", with "(2 of 3)" in front when the batch has
+// more than one call. It lists the keys the one-shot mode accepts for this call:
+// s and r only when the call carries a grant offer.
 func (b *Batch) Prompt(width int) string {
-	return b.PromptKeys(width, "y/n/a/d")
+	if b.CanGrant() {
+		return b.PromptKeys(width, "y/n/s/r/a/d/?")
+	}
+	return b.PromptKeys(width, "y/n/a/d/?")
 }
 
 // PromptKeys is Prompt with another list of answer keys.
@@ -371,13 +395,17 @@ func (b *Batch) PromptKeys(width int, keys string) string {
 	return head + label + tail
 }
 
-// Details is everything about one call for ?: its arguments in full, then what it
+// Details is everything about one call for ?: its arguments in full, the
+// server's reason for asking whole (the table cuts it to its cell), then what it
 // would change: the unified diff of an overwrite (+ and - lines in st's colours) or
 // the first lines of what it replaces or removes. File text is shown as
 // TerminalSafe makes it, tabs as spaces, so it cannot drive the terminal.
 func Details(p api.PendingTool, st TableStyle) string {
 	var sb strings.Builder
 	sb.WriteString(PrettyArgs(p.Arguments))
+	if why := WhyLine(p); why != "" {
+		sb.WriteString("\n" + why)
+	}
 	pv := p.Preview
 	if pv == nil {
 		return sb.String()

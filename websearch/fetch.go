@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"code.dny.dev/ssrf"
 )
@@ -76,6 +77,11 @@ type FetchOptions struct {
 	// allowPrefixes lets tests reach one loopback test server while every other
 	// private address stays refused.
 	allowPrefixes []netip.Prefix
+	// hosts, when not nil, maps canonical host names to the addresses the
+	// dialer uses for them instead of asking DNS, so tests can fetch a named
+	// host from a loopback server; a name it lacks is not found, so a test
+	// never reaches the network.
+	hosts map[string]string
 }
 
 // A Page is what read_webpage gets from one URL.
@@ -116,6 +122,9 @@ type Fetcher struct {
 	opts   FetchOptions
 	client *http.Client
 	cache  *byteCache[Page]
+	// block and allow are opts.BlockDomains and opts.AllowDomains as
+	// canonicalHostList gives them.
+	block, allow []string
 }
 
 // NewFetcher returns a Fetcher with opts, defaults filled in.
@@ -135,7 +144,12 @@ func NewFetcher(opts FetchOptions) *Fetcher {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	f := &Fetcher{opts: opts, cache: newByteCache(opts.CacheTTL, opts.CacheBytes, pageSize, opts.Now)}
+	f := &Fetcher{
+		opts:  opts,
+		cache: newByteCache(opts.CacheTTL, opts.CacheBytes, pageSize, opts.Now),
+		block: canonicalHostList(opts.BlockDomains),
+		allow: canonicalHostList(opts.AllowDomains),
+	}
 	dialer := &net.Dialer{Timeout: opts.Timeout, KeepAlive: 30 * time.Second}
 	if !opts.AllowPrivate {
 		// The check runs on the address actually being dialled, after DNS, so a
@@ -150,8 +164,14 @@ func NewFetcher(opts FetchOptions) *Fetcher {
 	transport := &http.Transport{
 		// No proxy: a proxy would be dialled instead of the page's address and
 		// defeat the check above.
-		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
+		Proxy: nil,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			target, err := f.dialTarget(addr)
+			if err != nil {
+				return nil, err
+			}
+			return dialer.DialContext(ctx, network, target)
+		},
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          20,
 		IdleConnTimeout:       90 * time.Second,
@@ -190,33 +210,156 @@ func v6Only(ps []netip.Prefix) []netip.Prefix {
 	return out
 }
 
-// checkURL refuses schemes other than http(s) and domains the lists rule out.
+// canonicalHostList is a domain list with each entry as CanonicalHost gives
+// it, a leading dot (".example.com", which config accepts) dropped first. An
+// entry CanonicalHost refuses is kept lower-cased as written: it matches no
+// host, since every host compared with it is canonical.
+func canonicalHostList(entries []string) []string {
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if c, err := CanonicalHost(strings.TrimPrefix(e, ".")); err == nil {
+			e = c
+		} else {
+			e = strings.ToLower(e)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// checkURL refuses schemes other than http(s), hosts CanonicalHost refuses and
+// hosts the domain lists rule out. The lists are compared with the canonical
+// host, the one the dialer reaches (see dialTarget), so no spelling of a
+// blocked host gets past them:
+//
+//   - [::ffff:127.0.0.1] and [::ffff:7f00:1]: Go dials them as 127.0.0.1
+//     (IPv4-mapped addresses go out over IPv4); compared as 127.0.0.1.
+//   - １２７.０.０.１ (full-width digits, also percent-encoded) and 127。0。0。1
+//     (ideographic full stops): url.Parse keeps them, and net/http maps the
+//     host with idna.Lookup before dialling, so it dials 127.0.0.1; compared
+//     as 127.0.0.1.
+//   - 127.1, 0x7f.0.0.1, 2130706433, 0177.0.0.1: Go's own resolver asks DNS
+//     for them (and fails), the cgo resolver (macOS, some nsswitch setups)
+//     hands them to inet_aton and dials 127.0.0.1; compared as 127.0.0.1,
+//     and dialTarget dials 127.0.0.1 whatever the resolver.
+//   - GO.DEV. and ｇｏ．ｄｅｖ: compared as go.dev, which is what DNS is asked.
+//   - a host that is no host name (evil.com／.go.dev, whose full-width
+//     solidus maps to "/"; a..b; *): refused here with ErrBadURL. net/http's
+//     own mapping fails on it too and would dial the raw Unicode name.
 func (f *Fetcher) checkURL(u *url.URL) error {
 	shown := plainURL(u.String())
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return fetchErr(ErrBadURL, "%s is not an http or https URL; give a full address such as https://example.com/page", shown)
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	for _, d := range f.opts.BlockDomains {
-		if domainMatches(host, d) {
-			return fetchErr(ErrBlocked, "%s is on a blocked domain (web.block_domains); choose another source", shown)
-		}
+	host, err := CanonicalHost(u.Hostname())
+	if err != nil {
+		return &fetchError{kind: ErrBadURL, cause: err, msg: fmt.Sprintf("%s does not name a usable host (%v); check the address", shown, err)}
 	}
-	if len(f.opts.AllowDomains) > 0 {
-		for _, d := range f.opts.AllowDomains {
-			if domainMatches(host, d) {
-				return nil
-			}
-		}
-		return fetchErr(ErrBlocked, "%s is not on an allowed domain (web.allow_domains); only %s may be read", shown, strings.Join(f.opts.AllowDomains, ", "))
+	if why := f.refusal(host); why != "" {
+		return fetchErr(ErrBlocked, "%s %s", shown, why)
 	}
 	return nil
 }
 
-// domainMatches reports whether host is domain or one of its subdomains.
+// refusal is why the domain lists rule out host, a canonical host, as the
+// end of a sentence that starts with the URL; it is "" when they allow it.
+func (f *Fetcher) refusal(host string) string {
+	for _, d := range f.block {
+		if domainMatches(host, d) {
+			return "is on a blocked domain (web.block_domains); choose another source"
+		}
+	}
+	if len(f.allow) > 0 {
+		for _, d := range f.allow {
+			if domainMatches(host, d) {
+				return ""
+			}
+		}
+		return fmt.Sprintf("is not on an allowed domain (web.allow_domains); only %s may be read", strings.Join(f.opts.AllowDomains, ", "))
+	}
+	return ""
+}
+
+// domainMatches reports whether host is domain or one of its subdomains; both
+// are canonical (CanonicalHost). An IP address matches only itself.
 func domainMatches(host, domain string) bool {
-	domain = strings.TrimPrefix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), "."), ".")
-	return domain != "" && (host == domain || strings.HasSuffix(host, "."+domain))
+	if domain == "" {
+		return false
+	}
+	if host == domain {
+		return true
+	}
+	if isIPAddr(host) || isIPAddr(domain) {
+		return false
+	}
+	return strings.HasSuffix(host, "."+domain)
+}
+
+// isIPAddr reports whether s is an IP address.
+func isIPAddr(s string) bool {
+	_, err := netip.ParseAddr(s)
+	return err == nil
+}
+
+// A dialRefusal is dialTarget's refusal; describe turns it into a sentence
+// naming the URL.
+type dialRefusal struct {
+	kind  error
+	why   string // the end of a sentence that starts with the URL
+	cause error
+}
+
+func (e *dialRefusal) Error() string { return "refused to dial: " + e.why }
+func (e *dialRefusal) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.kind, e.cause}
+	}
+	return []error{e.kind}
+}
+
+// dialTarget is the address the transport's host:port addr is dialled at:
+// its canonical host, checked against the domain lists once more, so what is
+// dialled is what checkURL compared even where net/http's own mapping of a
+// host differs from CanonicalHost's. net/http passes the host through
+// idna.Lookup first when that succeeds, and the raw Unicode name when it
+// fails; either way the canonical name is dialled, never the raw one, whose
+// fate would depend on the resolver. An IP address is dialled as such
+// (IPv4-mapped as IPv4; an IPv6 zone kept), a legacy IPv4 spelling as its
+// dotted quad, and a name with its trailing dot if it had one, so an
+// absolute name stays absolute for the resolver.
+func (f *Fetcher) dialTarget(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", &dialRefusal{kind: ErrBadURL, cause: err, why: "does not name a usable host and port; check the address"}
+	}
+	canon, err := CanonicalHost(host)
+	if err != nil {
+		return "", &dialRefusal{kind: ErrBadURL, cause: err, why: fmt.Sprintf("does not name a usable host (%v); check the address", err)}
+	}
+	if why := f.refusal(canon); why != "" {
+		return "", &dialRefusal{kind: ErrBlocked, why: why}
+	}
+	target := canon
+	if ip, err := netip.ParseAddr(host); err == nil {
+		target = ip.Unmap().String()
+	} else if !isIPAddr(canon) && hasFinalDot(host) {
+		target += "."
+	}
+	if f.opts.hosts != nil && !isIPAddr(canon) {
+		a, ok := f.opts.hosts[canon]
+		if !ok {
+			return "", &net.DNSError{Err: "no such host (not in the test's hosts)", Name: canon, IsNotFound: true}
+		}
+		target = a
+	}
+	return net.JoinHostPort(target, port), nil
+}
+
+// hasFinalDot reports whether host ends with a full stop UTS #46 maps to ".".
+func hasFinalDot(host string) bool {
+	r, _ := utf8.DecodeLastRuneInString(host)
+	return r == '.' || r == '\u3002' || r == '\uff0e' || r == '\uff61'
 }
 
 // Fetch gets rawURL and returns its main text. Answers are cached by URL,
@@ -338,6 +481,15 @@ func (f *Fetcher) describe(u *url.URL, err error) error {
 		return fe
 	}
 	shown := plainURL(u.String())
+	var refused *dialRefusal
+	if errors.As(err, &refused) {
+		// The refused address may be a redirect's; the url.Error names it.
+		var ue *url.Error
+		if errors.As(err, &ue) && ue.URL != "" {
+			shown = plainURL(ue.URL)
+		}
+		return &fetchError{kind: refused.kind, cause: err, msg: fmt.Sprintf("%s %s", shown, refused.why)}
+	}
 	var (
 		dnsErr  *net.DNSError
 		certErr *tls.CertificateVerificationError

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -516,4 +517,215 @@ func BenchmarkExtractArticle200KB(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(page))/1024, "KB/page")
+}
+
+// TestFetchBlockListSpellings fetches a loopback server under spellings of
+// 127.0.0.1 the dialer maps to it: each is refused when web.block_domains
+// holds 127.0.0.1, and reaches the server when it holds another address.
+func TestFetchBlockListSpellings(t *testing.T) {
+	srv := pageServer(t, serveBody("text/plain", []byte("secret")))
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	hosts := map[string]string{"neighbour.test": "127.0.0.1", "a_b.xn--fsq.test": "127.0.0.1"}
+	tests := []struct {
+		name string
+		host string
+	}{
+		{"dotted quad", "127.0.0.1"},
+		{"trailing dot", "127.0.0.1."},
+		{"IPv4-mapped IPv6", "[::ffff:127.0.0.1]"},
+		{"IPv4-mapped IPv6 in hex", "[::ffff:7f00:1]"},
+		{"full-width digits", "１２７.０.０.１"},
+		{"percent-encoded full-width digits", "%EF%BC%91%EF%BC%92%EF%BC%97.0.0.1"},
+		{"ideographic full stops", "127。0。0。1"},
+		{"full-width full stops", "127．0．0．1"},
+		{"two-part legacy IPv4", "127.1"},
+		{"hex legacy IPv4", "0x7f.0.0.1"},
+		{"one-number legacy IPv4", "2130706433"},
+		{"octal legacy IPv4", "0177.0.0.1"},
+	}
+	blocked := NewFetcher(FetchOptions{BlockDomains: []string{"127.0.0.1"}, allowPrefixes: loopbackOnly, hosts: hosts})
+	other := NewFetcher(FetchOptions{BlockDomains: []string{"127.0.0.2"}, allowPrefixes: loopbackOnly, hosts: hosts})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := fmt.Sprintf("http://%s:%d/", tt.host, port)
+			if p, err := blocked.Fetch(context.Background(), u); !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "web.block_domains") {
+				t.Errorf("with 127.0.0.1 blocked, Fetch(%s) = %q, %v; want ErrBlocked naming web.block_domains", u, p.Text, err)
+			}
+			// The same spelling reaches 127.0.0.1 when it is not blocked,
+			// whichever resolver Go uses: it is dialled as the dotted quad.
+			if p, err := other.Fetch(context.Background(), u); err != nil || p.Text != "secret" {
+				t.Errorf("with 127.0.0.2 blocked, Fetch(%s) = %q, %v; want the page", u, p.Text, err)
+			}
+		})
+	}
+	for _, host := range []string{"neighbour.test", "NEIGHBOUR.Test.", "ｎｅｉｇｈｂｏｕｒ.test", "a_b.例.test"} {
+		u := fmt.Sprintf("http://%s:%d/", host, port)
+		if p, err := blocked.Fetch(context.Background(), u); err != nil || p.Text != "secret" {
+			t.Errorf("Fetch(%s) = %q, %v; want the page of an unblocked host", u, p.Text, err)
+		}
+	}
+}
+
+func TestFetchRedirectToBlockedSpelling(t *testing.T) {
+	srv := pageServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if to := r.URL.Query().Get("to"); to != "" {
+			w.Header().Set("Location", to)
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		fmt.Fprint(w, "landed")
+	})
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	tests := []struct {
+		name    string
+		to      string
+		wantErr error
+	}{
+		{"IPv4-mapped IPv6", "http://[::ffff:127.0.0.1]:%d/page", ErrBlocked},
+		{"IPv4-mapped IPv6 in hex", "http://[::ffff:7f00:1]:%d/page", ErrBlocked},
+		{"full-width digits", "http://１２７.０.０.１:%d/page", ErrBlocked},
+		{"ideographic full stops", "http://127。0。0。1:%d/page", ErrBlocked},
+		{"legacy IPv4", "http://127.1:%d/page", ErrBlocked},
+		{"no host name", "http://evil.com／.neighbour.test:%d/page", ErrBadURL},
+		{"unblocked host", "http://NEIGHBOUR.test.:%d/page", nil},
+	}
+	f := NewFetcher(FetchOptions{BlockDomains: []string{"127.0.0.1"}, allowPrefixes: loopbackOnly, hosts: map[string]string{"neighbour.test": "127.0.0.1"}})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			to := fmt.Sprintf(tt.to, port)
+			start := fmt.Sprintf("http://neighbour.test:%d/hop?to=%s", port, url.QueryEscape(to))
+			p, err := f.Fetch(context.Background(), start)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("redirect to %s: Fetch = %q, %v; want %v", to, p.Text, err, tt.wantErr)
+			}
+			if err == nil && p.Text != "landed" {
+				t.Errorf("redirect to %s: text %q", to, p.Text)
+			}
+		})
+	}
+}
+
+func TestFetchAllowListSpellings(t *testing.T) {
+	srv := pageServer(t, serveBody("text/plain", []byte("welcome")))
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	hosts := map[string]string{}
+	for _, h := range []string{"go.dev", "docs.go.dev", "go.dev.evil.com", "notgo.dev", "evil.com"} {
+		hosts[h] = "127.0.0.1"
+	}
+	tests := []struct {
+		name    string
+		host    string
+		wantErr error
+	}{
+		{"the domain", "go.dev", nil},
+		{"upper case and a trailing dot", "GO.DEV.", nil},
+		{"full-width letters and full stop", "ｇｏ．ｄｅｖ", nil},
+		{"ideographic full stop", "go。dev", nil},
+		{"zero-width space", "g\u200bo.dev", nil},
+		{"subdomain", "Docs.ｇｏ.dev", nil},
+		{"full-width prefix of another domain", "ｇｏ.ｄｅｖ.evil.com", ErrBlocked},
+		{"prefix of another domain", "go.dev.evil.com", ErrBlocked},
+		{"ideographic full stop before another domain", "go.dev。evil.com", ErrBlocked},
+		{"lookalike", "notgo.dev", ErrBlocked},
+		{"full-width solidus", "evil.com／.go.dev", ErrBadURL},
+		{"percent-encoded full-width solidus", "evil.com%EF%BC%8F.go.dev", ErrBadURL},
+		{"full-width colon", "evil.com：80.go.dev", ErrBadURL},
+	}
+	f := NewFetcher(FetchOptions{AllowDomains: []string{"go.dev"}, allowPrefixes: loopbackOnly, hosts: hosts})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := fmt.Sprintf("http://%s:%d/", tt.host, port)
+			p, err := f.Fetch(context.Background(), u)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Fetch(%s) = %q, %v; want %v", u, p.Text, err, tt.wantErr)
+			}
+			if err == nil && p.Text != "welcome" {
+				t.Errorf("Fetch(%s) text %q", u, p.Text)
+			}
+		})
+	}
+}
+
+func TestFetchListEntriesAreCanonical(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    FetchOptions
+		url     string
+		wantErr error // nil: the lists let the URL through
+	}{
+		{"IPv6 entry, long spelling", FetchOptions{BlockDomains: []string{"::1"}}, "http://[0:0:0:0:0:0:0:1]/", ErrBlocked},
+		{"IPv4-mapped entry", FetchOptions{BlockDomains: []string{"[::ffff:10.0.0.1]"}}, "http://10.0.0.1/", ErrBlocked},
+		{"legacy entry", FetchOptions{BlockDomains: []string{"10.1"}}, "http://10.0.0.1/", ErrBlocked},
+		{"full-width entry", FetchOptions{BlockDomains: []string{"ＥＶＩＬ．example"}}, "http://www.evil.example/", ErrBlocked},
+		{"leading-dot entry", FetchOptions{AllowDomains: []string{".go.dev"}}, "https://go.dev/", nil},
+		{"IP entry is no domain", FetchOptions{BlockDomains: []string{"0.0.1"}}, "http://127.0.0.1/", nil},
+		{"IP entry has no subdomains", FetchOptions{AllowDomains: []string{"10.0.0.1"}}, "http://x.10.0.0.1/", ErrBlocked},
+		{"IP entry only the exact address", FetchOptions{AllowDomains: []string{"10.0.0.1"}}, "http://10.0.0.10/", ErrBlocked},
+		{"bad entry matches nothing", FetchOptions{AllowDomains: []string{"exa mple.com"}}, "http://exa/", ErrBlocked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u, err := url.Parse(tt.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := NewFetcher(tt.opts).checkURL(u); !errors.Is(err, tt.wantErr) {
+				t.Fatalf("checkURL(%s) = %v, want %v", tt.url, err, tt.wantErr)
+			}
+		})
+	}
+	got := canonicalHostList([]string{" .Example.COM. ", "ｇｏ．ｄｅｖ", "[::ffff:127.0.0.1]", "*.X.com"})
+	if want := []string{"example.com", "go.dev", "127.0.0.1", "*.x.com"}; !slices.Equal(got, want) {
+		t.Errorf("canonicalHostList = %q, want %q", got, want)
+	}
+}
+
+// TestDialTarget checks the address dialled for what net/http hands the
+// dialer: the host after idna.Lookup, or the raw host when Lookup fails.
+func TestDialTarget(t *testing.T) {
+	f := NewFetcher(FetchOptions{BlockDomains: []string{"127.0.0.1", "blocked.example"}})
+	tests := []struct {
+		addr    string
+		want    string
+		wantErr error
+	}{
+		{"example.com:443", "example.com:443", nil},
+		{"EXAMPLE.com.:443", "example.com.:443", nil},
+		{"[::ffff:10.0.0.1]:80", "10.0.0.1:80", nil},
+		{"[fe80::1%eth0]:80", "[fe80::1%eth0]:80", nil},
+		{"10.1:80", "10.0.0.1:80", nil},
+		// idna.Lookup refuses "_" (STD3), so net/http passes the raw name on.
+		{"a_b.例.com:80", "a_b.xn--fsq.com:80", nil},
+		{"a_b.例.com。:80", "a_b.xn--fsq.com.:80", nil},
+		{"[::ffff:127.0.0.1]:80", "", ErrBlocked},
+		{"１２７.０.０.１:80", "", ErrBlocked},
+		{"www.blocked.example:443", "", ErrBlocked},
+		{"evil.com／.example:80", "", ErrBadURL},
+		{"example.com", "", ErrBadURL},
+	}
+	for _, tt := range tests {
+		got, err := f.dialTarget(tt.addr)
+		if !errors.Is(err, tt.wantErr) || got != tt.want {
+			t.Errorf("dialTarget(%q) = %q, %v; want %q, %v", tt.addr, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// TestDialRefusalNamesTheURL skips checkURL, so only the dialer stands
+// between a blocked spelling and the server; its refusal comes back through
+// net/http as ErrBlocked in a sentence naming the URL.
+func TestDialRefusalNamesTheURL(t *testing.T) {
+	srv := pageServer(t, serveBody("text/plain", []byte("secret")))
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	f := NewFetcher(FetchOptions{BlockDomains: []string{"127.0.0.1"}, allowPrefixes: loopbackOnly})
+	for _, raw := range []string{fmt.Sprintf("http://[::ffff:127.0.0.1]:%d/x", port), fmt.Sprintf("http://１２７.０.０.１:%d/x", port)} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.fetch(context.Background(), u)
+		if !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), plainURL(u.String())+" is on a blocked domain") {
+			t.Errorf("fetch(%s) = %q, %v; want ErrBlocked naming the URL", raw, p.Text, err)
+		}
+	}
 }

@@ -56,6 +56,12 @@ type Server struct {
 	Written string
 	// Tools answers GET /tools.
 	Tools []api.ToolInfo
+	// Policy answers GET /policy.
+	Policy api.Policy
+	// ConfigLocked, when set, is the message of the 409 config_locked that
+	// answers an approval with scope always, as the real server answers while an
+	// environment variable overrides the safety settings. The calls stay pending.
+	ConfigLocked string
 
 	grants map[string][]api.SessionGrant // by session
 	nGrant int
@@ -175,10 +181,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (stream func()) 
 			fail(w, 400, api.CodeInvalidDecisions, "decisions do not name exactly the pending tool calls.")
 			return nil
 		}
-		if !s.grant(req) {
-			fail(w, 400, api.CodeInvalidDecisions, "scope session on a call that offers no grant.")
+		if !s.scopesOffered(req) {
+			fail(w, 400, api.CodeInvalidDecisions, "a scope on a call that offers no grant.")
 			return nil
 		}
+		if s.ConfigLocked != "" && slices.ContainsFunc(req.Decisions, func(d api.Decision) bool { return d.Scope == api.ScopeAlways }) {
+			fail(w, 409, api.CodeConfigLocked, s.ConfigLocked)
+			return nil
+		}
+		s.grant(req)
 		return s.answer(w, r, req.Stream)
 	case r.Method == "POST" && strings.HasPrefix(r.URL.Path, "/sessions/") && strings.HasSuffix(r.URL.Path, "/cancel"):
 		id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/sessions/"), "/cancel")
@@ -209,6 +220,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (stream func()) 
 		writeJSON(w, 200, s.Sessions)
 	case r.Method == "GET" && r.URL.Path == "/tools":
 		writeJSON(w, 200, s.Tools)
+	case r.Method == "GET" && r.URL.Path == "/policy":
+		p := s.Policy
+		if p.Preset == "" {
+			p.Preset = s.preset
+		}
+		if p.Entries == nil {
+			p.Entries = []api.PolicyEntry{}
+		}
+		writeJSON(w, 200, p)
 	case strings.HasPrefix(r.URL.Path, "/sessions/") && strings.Contains(r.URL.Path, "/grants"):
 		s.grantsEndpoint(w, r)
 	case r.Method == "DELETE" && strings.HasPrefix(r.URL.Path, "/sessions/"):
@@ -289,22 +309,36 @@ func (s *Server) config() map[string]any {
 	}
 }
 
-// grant stores the grants that decisions with scope session give, as the real
-// server does; it reports false for a scope on a call that offers none.
-func (s *Server) grant(req api.ApproveRequest) bool {
+// scopesOffered reports whether every decision with a scope approves a call
+// that offers a grant, as the real server requires.
+func (s *Server) scopesOffered(req api.ApproveRequest) bool {
 	for i, d := range req.Decisions {
-		if d.Scope == "" {
+		switch d.Scope {
+		case "", api.ScopeOnce:
+		case api.ScopeSession, api.ScopeAlways:
+			if s.pending[i].Grant == nil || !d.Approved {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// grant stores the grants that decisions with scope session give, as the real
+// server does. A decision with scope always saves a rule there, which this
+// server leaves to Approvals to tell.
+func (s *Server) grant(req api.ApproveRequest) {
+	for i, d := range req.Decisions {
+		if d.Scope != api.ScopeSession {
 			continue
 		}
 		p := s.pending[i]
-		if d.Scope != api.ScopeSession || p.Grant == nil || !d.Approved {
-			return false
-		}
 		s.nGrant++
 		s.grants[req.SessionID] = append(s.grants[req.SessionID], api.SessionGrant{
 			GrantID: fmt.Sprintf("g_%d", s.nGrant), ToolName: p.ToolName, Pattern: p.Grant.Pattern, CreatedAt: GrantTime})
 	}
-	return true
 }
 
 // grantsEndpoint answers GET /sessions/{id}/grants and DELETE /sessions/{id}/grants/{grant_id}.

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -22,7 +21,7 @@ import (
 const reasonPrompt = "Reason for the model (Enter skips): "
 
 // approvalKeys are the answers the TUI's prompt offers.
-const approvalKeys = "y/n/s/a/d/?"
+const approvalKeys = "y/n/s/r/a/d/?"
 
 // A question is a y/n question of modeConfirm: its lines, the question last, what
 // y does, and the mode n or Esc goes back to.
@@ -125,7 +124,7 @@ func (m *Model) approvalFooter() []string {
 	}
 	var out []string
 	if m.status != "" {
-		for _, l := range strings.Split(ansi.Wrap(client.Visible(m.status), m.width, ""), "\n") {
+		for _, l := range noticeLines(client.Visible(m.status), m.advice, m.width) {
 			out = append(out, st.warn.Render(cutw(l, m.width)))
 		}
 	}
@@ -156,7 +155,7 @@ func (m *Model) approvalView() string {
 
 func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 	b := m.batch
-	m.status = "" // a notice answers the key before; the next key moves on
+	m.status, m.advice = "", "" // a notice answers the key before; the next key moves on
 	if m.scrollKey(k) {
 		return nil
 	}
@@ -169,7 +168,11 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 	case "n", "N":
 		return m.askReason(false)
 	case "s", "S":
-		return m.askGrant()
+		m.askGrant()
+		return nil
+	case "r", "R":
+		m.askRule()
+		return nil
 	case "a", "A":
 		if hidden := m.hiddenRows(); hidden > 0 {
 			m.confirmAsk([]string{
@@ -271,74 +274,43 @@ func (m *Model) confirmKey(k tea.KeyMsg) tea.Cmd {
 }
 
 // askGrant shows the grant that s would give with the current call and asks to
-// confirm it; a call without an offer says why none can be given.
-func (m *Model) askGrant() tea.Cmd {
+// confirm it; for a call without an offer it shows why, as the server said.
+func (m *Model) askGrant() {
 	b := m.batch
-	p := b.Pending[b.Current()]
-	if !b.CanGrant() {
-		m.status = noGrantReason(p, m.preset)
-		return nil
+	lines := b.GrantLines()
+	if lines == nil {
+		m.status, m.advice = client.WhyNoGrant(b.Pending[b.Current()]), client.ApproveOnce
+		return
 	}
-	g := p.Grant
-	lines := []string{
-		"Session grant: " + client.Visible(g.Label),
-		fmt.Sprintf("  Later %s calls matching %s run without asking (/grants revokes).", client.Visible(p.ToolName), client.Visible(g.Pattern)),
-	}
-	if n := b.GrantCovers(); n > 0 {
-		lines = append(lines, fmt.Sprintf("  It also approves %s of this batch that it covers.", strings.Replace(calls(n), "call", "more call", 1)))
-	}
-	head, tail := "Approve ", " and grant this? [y/n] (n): "
-	label := cutw(client.CallLabel(p), max(4, m.width-ansi.StringWidth(head+tail)))
-	lines = append(lines, head+label+tail)
-	m.confirmAsk(lines, func() tea.Cmd { b.Grant(); return m.decided() })
-	return nil
+	m.confirmAsk(append(lines, b.Question("grant this", m.width)), func() tea.Cmd { b.Grant(); return m.decided() })
 }
 
-// grantable are the tools the server may offer a grant for (CONTRACT section 11).
-var grantable = map[string]bool{"write_file": true, "read_file": true, "list_directory": true, "read_webpage": true, "web_search": true}
-
-// noGrantReason says why s cannot grant p: the server does not say, so this names
-// the likely cause from what the contract rules out.
-func noGrantReason(p api.PendingTool, preset string) string {
-	tool := client.Visible(p.ToolName)
-	switch {
-	case !grantable[p.ToolName]:
-		return fmt.Sprintf("no session grant can be given for %s: each such call is asked; y approves this one", tool)
-	case hasHidden(p.Arguments):
-		return "no session grant can be given for this call: its arguments hold invisible or control characters; y approves this one"
-	case preset == "strict":
-		return fmt.Sprintf("no session grant under the strict preset, which asks for every %s call (/preset moderate allows grants); y approves this one", tool)
+// askRule shows the allow rule that r would save in config.yaml with the current
+// call and asks to confirm it; for a call without an offer, or an offer that
+// makes no rule, it says why.
+func (m *Model) askRule() {
+	b := m.batch
+	lines := b.RuleLines()
+	if lines == nil {
+		m.status, m.advice = b.NoRule()
+		return
 	}
-	return "the server offers no session grant for this call; y approves this one"
+	m.confirmAsk(append(lines, b.Question("save this rule", m.width)), func() tea.Cmd { b.Always(); return m.decided() })
 }
 
-// hasHidden reports whether a string in args holds what TerminalSafe would escape.
-func hasHidden(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return true
+// noticeLines fit a notice and the key advice that follows it to width: one
+// line when both fit, else the notice wrapped and the advice kept whole, on a
+// line of its own when it does not end the notice's last line.
+func noticeLines(notice, advice string, width int) []string {
+	if advice == "" {
+		return strings.Split(ansi.Wrap(notice, width, ""), "\n")
 	}
-	var walk func(v any) bool
-	walk = func(v any) bool {
-		switch t := v.(type) {
-		case string:
-			return client.TerminalSafe(t) != t
-		case map[string]any:
-			for k, x := range t {
-				if client.TerminalSafe(k) != k || walk(x) {
-					return true
-				}
-			}
-		case []any:
-			for _, x := range t {
-				if walk(x) {
-					return true
-				}
-			}
-		}
-		return false
+	notice = strings.TrimSuffix(notice, ".") + ";"
+	lines := strings.Split(ansi.Wrap(notice+" "+advice, width, ""), "\n")
+	if strings.HasSuffix(lines[len(lines)-1], advice) {
+		return lines
 	}
-	return walk(v)
+	return append(strings.Split(ansi.Wrap(notice, width, ""), "\n"), advice)
 }
 
 // fillArgs puts the current call's full arguments and what it would change,
@@ -382,13 +354,11 @@ func (m *Model) maybeSend() tea.Cmd {
 		return nil
 	}
 	m.conv.add(entry{kind: kindDecision, text: strings.Join(b.Summary(0), "\n")})
-	for i, d := range b.Decisions {
-		if g := b.Pending[i].Grant; d.Scope == api.ScopeSession && g != nil {
-			m.conv.add(entry{kind: kindNote, text: fmt.Sprintf("Granted for this session: %s (%s %s). /grants lists and revokes grants.",
-				client.Visible(g.Label), client.Visible(b.Pending[i].ToolName), client.Visible(g.Pattern))})
-		}
+	for _, n := range b.ScopeNotes() {
+		m.conv.add(entry{kind: kindNote, text: n})
 	}
 	m.refresh()
+	m.sent = b
 	m.batch = nil
 	m.mode = modeChat
 	c := m.c

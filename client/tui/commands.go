@@ -101,3 +101,11 @@ func (m *Model) revokeCmd(session string, g api.SessionGrant) tea.Cmd {
 		return RevokeMsg{Grant: g, Err: c.RevokeGrant(ctx, session, g.GrantID)}
 	}
 }
+
+func (m *Model) rulesCmd() tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return func() tea.Msg {
+		p, err := c.Policy(ctx)
+		return RulesMsg{Policy: p, Err: err}
+	}
+}

@@ -148,7 +148,9 @@ func (c *conversation) renderEntry(e *entry, width int) string {
 }
 
 // toolLine is the compact line under an answer for one tool run, at most width cells:
-// "✓ web_search query=go · 812ms · web_search_1763769600123_9f86d081".
+// "✓ web_search query=go · 812ms · web_search_1763769600123_9f86d081", with
+// "(granted)" or "(rule)" after the arguments when a session grant or a rule in
+// config.yaml let it run without asking.
 func toolLine(t api.ToolUse, width int) string {
 	mark := "✓"
 	switch t.Status {
@@ -159,8 +161,13 @@ func toolLine(t api.ToolUse, width int) string {
 	}
 	head := "  " + mark + " " + client.Visible(t.ToolName) + " "
 	granted := ""
-	if t.Decision == api.DecisionGrant {
+	switch {
+	case t.Decision == api.DecisionGrant:
 		granted = " (granted)" // it ran without asking: a session grant covered it
+	case t.Decision == api.DecisionRule && t.Status != api.StatusError:
+		// It ran without asking: a rule in config.yaml allowed it. A run a rule
+		// refused shows ✗ and the error, which names the rule.
+		granted = " (rule)"
 	}
 	var tail []string
 	switch {

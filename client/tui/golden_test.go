@@ -21,8 +21,9 @@ func stablePorts(view string) string {
 	})
 }
 
-// TestScreensGolden keeps the screens of the approval flow, of a resumed session
-// and of the notice of new messages, without colour, at 80x24 and 120x40.
+// TestScreensGolden keeps the screens of the approval flow (the server's reason
+// for asking among them), of a resumed session and of the notice of new
+// messages, without colour, at 80x24 and 120x40.
 func TestScreensGolden(t *testing.T) {
 	scenes := []struct {
 		name  string
@@ -45,6 +46,19 @@ func TestScreensGolden(t *testing.T) {
 		}},
 		{"overwrite_preview", func(t *testing.T, w, h int) *Model {
 			srv := clienttest.New(t, clienttest.Pending("s_1", overwriteCall(), clienttest.Call("write_file", `{"path":"todo.txt","content":"buy milk"}`, "c2")))
+			m := newTestModel(t, srv, w, h)
+			send(t, m, "rewrite notes.txt and start a todo list")
+			return m
+		}},
+		{"approval_why", func(t *testing.T, w, h int) *Model {
+			// The server's reason for asking, under the current row's preview: cut
+			// with … at 80 columns, whole at 120.
+			over := overwriteCall()
+			over.Reason = "preset moderate: write_file asks before it replaces a file that exists"
+			mcp := clienttest.Call("files__write_file", `{"path":"todo.txt","content":"buy milk"}`, "c2")
+			mcp.Reason = "rule 2 in config.yaml: ask every tool of MCP server files"
+			mcp.NoGrant = "files__write_file is an MCP tool, which takes rules rather than grants (see /rules)"
+			srv := clienttest.New(t, clienttest.Pending("s_1", over, mcp))
 			m := newTestModel(t, srv, w, h)
 			send(t, m, "rewrite notes.txt and start a todo list")
 			return m

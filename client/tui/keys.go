@@ -10,7 +10,8 @@ type keyMap struct {
 	Send, Newline, PageUp, PageDown, End, Quit, Commands key.Binding
 	Cancel                                               key.Binding // Esc while a turn runs
 	Scroll                                               key.Binding // PageUp and PageDown as one help entry
-	Approve, Deny, Session, ApproveAll, DenyAll, Full    key.Binding
+	Approve, Deny, Session, Always, ApproveAll, DenyAll  key.Binding
+	Full                                                 key.Binding
 	Skip, Back, Pick, Move, Yes, No, Revoke              key.Binding
 }
 
@@ -25,11 +26,12 @@ func newKeyMap() keyMap {
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 		Commands:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/help", "commands")),
 		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-		Approve:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "approve")),
-		Deny:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
+		Approve:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y", "yes")),
+		Deny:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "no")),
 		Session:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "session")),
+		Always:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "always")),
 		ApproveAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all")),
-		DenyAll:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny all")),
+		DenyAll:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "none")),
 		Full:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "details")),
 		Skip:       key.NewBinding(key.WithKeys("enter", "esc"), key.WithHelp("enter", "done (empty skips)")),
 		Back:       key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("esc", "back")),
@@ -51,7 +53,9 @@ func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
 func (k keyMap) forMode(m mode, busy bool) help.KeyMap {
 	switch m {
 	case modeApproval:
-		return bindings{k.Approve, k.Deny, k.Session, k.ApproveAll, k.DenyAll, k.Full, k.Quit}
+		// y yes, n no, a all, d none: short words, so that r fits in 80 columns
+		// beside them with ctrl+c whole.
+		return bindings{k.Approve, k.Deny, k.Session, k.Always, k.ApproveAll, k.DenyAll, k.Full, k.Quit}
 	case modeConfirm:
 		return bindings{k.Yes, k.No, k.Quit}
 	case modeGrants:

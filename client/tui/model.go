@@ -111,12 +111,18 @@ type RevokeMsg struct {
 	Err   error
 }
 
+// RulesMsg carries what decides tool calls (GET /policy), for /rules.
+type RulesMsg struct {
+	Policy api.Policy
+	Err    error
+}
+
 // mode is what the keyboard drives right now.
 type mode int
 
 const (
 	modeChat     mode = iota // typing into the input
-	modeApproval             // deciding a batch with y/n/s/a/d
+	modeApproval             // deciding a batch with y/n/s/r/a/d
 	modeReason               // typing the optional reason after n or d
 	modeArgs                 // reading the full arguments and changes after ?
 	modePicker               // choosing a session after /sessions
@@ -171,6 +177,12 @@ type Model struct {
 	preset    string
 	lastTrace string
 	status    string // one line under the input: last error or notice
+	// advice is the key advice that follows status on the approval screen
+	// ("y approves this one"), kept whole however narrow the terminal.
+	advice string
+	// sent is the batch whose decisions went out last, to decide again when the
+	// server refuses to save a rule (config_locked).
+	sent *client.Batch
 }
 
 // New returns the chat model.
@@ -321,6 +333,14 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case RevokeMsg:
 		m.revokeAnswer(msg)
+		return m, nil
+	case RulesMsg:
+		if msg.Err != nil {
+			m.addError(msg.Err)
+		} else {
+			m.conv.add(entry{kind: kindPre, text: renderRules(msg.Policy)})
+		}
+		m.refresh()
 		return m, nil
 	}
 	var cmd tea.Cmd
@@ -510,6 +530,8 @@ func (m *Model) command(line string) tea.Cmd {
 		return m.grantsCommand(arg)
 	case "tools":
 		return m.toolsCmd()
+	case "rules":
+		return m.rulesCmd()
 	case "trace":
 		if m.lastTrace == "" {
 			m.status = "no finished turn yet in this session: /trace shows the last turn's call chain"
@@ -529,7 +551,7 @@ const demoWelcome = `Welcome to AI Lab on the offline demo model, which turns pl
   list files
   create a file named a.txt with 1 and create a file named b.txt with 2
   create a file named c.txt with 3 then delete c.txt
-Risky calls wait for your y/n/s/a/d (s: allow for this session). /help lists the commands.`
+Risky calls wait for your y/n/s/r/a/d (s: allow for this session, r: always). /help lists the commands.`
 
 const helpText = `Commands:
   /help             this list
@@ -538,13 +560,16 @@ const helpText = `Commands:
   /resume ID        resume session ID
   /preset           show the safety preset; /preset NAME sets it (strict, moderate, minimal)
   /grants           list this session's grants and revoke one; /grants revoke ID
+  /rules            the preset and every rule that decides tool calls, in the order they are checked
   /tools            every tool the model may call, where it comes from, and whether it asks
   /trace            the last turn's call chain with durations
   /quit             leave (Ctrl+C works too)
 Keys: Enter sends, Alt+Enter or Ctrl+J adds a line, PgUp/PgDn or the mouse wheel scroll, End goes to the newest.
 Approvals: y approve, n deny (then an optional reason), s approve and allow such calls for this session,
-a approve all remaining, d deny all remaining (then an optional reason), Enter = y, ? full arguments and
-what the call changes (the diff of an overwrite), ↑/↓ scroll the table, PgUp/PgDn the conversation.`
+r approve and allow such calls always (saves an allow rule in config.yaml), a approve all remaining,
+d deny all remaining (then an optional reason), Enter = y, ? full arguments and what the call changes
+(the diff of an overwrite), ↑/↓ scroll the table, PgUp/PgDn the conversation. "why:" under the call
+being decided is the server's reason for asking.`
 
 // turn applies a TurnMsg: events while the turn streams, then its answer.
 func (m *Model) turn(msg TurnMsg) tea.Cmd {
@@ -562,13 +587,22 @@ func (m *Model) turn(msg TurnMsg) tea.Cmd {
 		m.refresh()
 		return tea.Batch(msg.stream.next, tick)
 	}
-	live := m.live
-	m.busy, m.confirm, m.live = false, false, nil
+	live, sent := m.live, m.sent
+	m.busy, m.confirm, m.live, m.sent = false, false, nil, nil
 	if live.stream != nil {
 		live.stream.cancel() // the stream has ended; this frees its context
 	}
 	if m.status == busyNotice {
 		m.status = "" // the turn it spoke of has ended
+	}
+	if msg.Err != nil && errors.Is(msg.Err, client.ErrConfigLocked) && msg.decided && sent != nil && sent.Reopen() >= 0 {
+		// Nothing ran and nothing was stored: the batch waits again, from the call
+		// whose rule could not be saved, with the server's reason in view.
+		m.conv.add(entry{kind: kindNote, text: "The server saved no rule, so none of these decisions was sent; decide again below."})
+		m.refresh()
+		m.openBatch(sent)
+		m.status, m.advice = msg.Err.Error(), "s grants it for this session, "+client.ApproveOnce
+		return nil
 	}
 	if msg.Err != nil {
 		m.batch = nil

@@ -70,7 +70,7 @@ func drive(t testing.TB, m *Model, cmd tea.Cmd) (quit bool) {
 			queue = append(queue, msg...)
 		case tea.QuitMsg:
 			quit = true
-		case TurnMsg, HealthMsg, ConfigMsg, SessionsMsg, SessionMsg, TraceMsg, GrantsMsg, RevokeMsg, ToolsMsg:
+		case TurnMsg, HealthMsg, ConfigMsg, SessionsMsg, SessionMsg, TraceMsg, GrantsMsg, RevokeMsg, ToolsMsg, RulesMsg:
 			_, next := m.Update(msg)
 			queue = append(queue, next)
 		}
