@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -18,6 +19,9 @@ type Record struct {
 	StartedAt   time.Time
 	Completed   bool
 	Error       string
+	// Arguments are the run's arguments as the model gave them, so a cited
+	// id can be held to the object the reply names beside it.
+	Arguments json.RawMessage
 }
 
 // A Ledger looks up tool runs by execution id. Lookup reports found=false for
@@ -57,6 +61,13 @@ type Run struct {
 	ExecutionID string // "" for a denied call
 	Status      string // "ok", "error" or "denied" (the api.Status* values)
 	Result      string // for a successful read_file: the file's content as the tool returned it; "" otherwise
+	// Arguments are the call's arguments as the model gave them: the object
+	// (path, URL, query) a claim of this run must name.
+	Arguments json.RawMessage
+	// Identity is the tool's one identity record (what it does, to what),
+	// shared with the approval policy; the zero value means the server did
+	// not say, and the catalog's record by name is used.
+	Identity tools.Identity
 }
 
 // DefaultWindow is how long an execution id stays citable when the Validator
@@ -84,6 +95,11 @@ type Validator struct {
 	// built-in phrases of a tool it names; an empty list switches a tool's
 	// phrases off. "I ran/called/used <tool name>" needs no entry.
 	Actions map[string][]string
+	// Identities are the identity records of the registered tools, built-in
+	// and MCP, by name: a claim is matched to a run of the same kind of
+	// action, so an honest "I deleted notes.txt" after files__delete_file ran
+	// holds, and srv__Read is never taken for srv__read.
+	Identities map[string]tools.Identity
 }
 
 // Check returns every issue of reply for session sessionID; no issues means
