@@ -834,7 +834,7 @@ func runSafely(ctx context.Context, tool tools.Tool, args json.RawMessage) (resu
 
 // validate checks a final reply against this session's ledger and this turn's runs.
 func (r *turnRun) validate(reply string) ([]verify.Issue, error) {
-	v := verify.Validator{Window: r.cfg.Tracking.Window, Now: r.s.now, Tools: r.reg.reg.Names(), Turn: r.runs()}
+	v := verify.Validator{Window: r.cfg.Tracking.Window, Now: r.s.now, Tools: r.reg.names, Turn: r.runs(), Identities: r.reg.identities}
 	issues, err := v.Check(r.ctx, r.session, reply, ledger{r.s.store})
 	if err != nil {
 		return nil, fmt.Errorf("checking the reply against the ledger: %w", err)
@@ -848,7 +848,7 @@ func (r *turnRun) runs() []verify.Run {
 	out := make([]verify.Run, 0, len(r.t.ToolsUsed))
 	var earlier map[string]string
 	for _, u := range r.t.ToolsUsed {
-		run := verify.Run{ToolName: u.ToolName, ExecutionID: u.ExecutionID, Status: u.Status}
+		run := verify.Run{ToolName: u.ToolName, ExecutionID: u.ExecutionID, Status: u.Status, Arguments: u.Arguments, Identity: r.identity(u.ToolName)}
 		if u.ToolName == tools.ReadFile && u.Status == api.StatusOK {
 			content, ok := r.reads[u.ExecutionID]
 			if !ok {
@@ -862,6 +862,15 @@ func (r *turnRun) runs() []verify.Run {
 		out = append(out, run)
 	}
 	return out
+}
+
+// identity is the identity record of a tool of this turn: the registered
+// tool's own, or the catalog's by name for one no longer registered.
+func (r *turnRun) identity(name string) tools.Identity {
+	if id, ok := r.reg.identities[name]; ok {
+		return id
+	}
+	return tools.IdentityByName(name)
 }
 
 // earlierReads finds the contents of read_file runs of this turn that earlier
@@ -976,7 +985,7 @@ func (l ledger) Lookup(ctx context.Context, id string) (verify.Record, bool, err
 		return verify.Record{}, false, err
 	}
 	return verify.Record{ExecutionID: e.ExecutionID, ToolName: e.ToolName, SessionID: e.SessionID,
-		StartedAt: e.StartedAt, Completed: e.Completed, Error: e.Error}, true, nil
+		StartedAt: e.StartedAt, Completed: e.Completed, Error: e.Error, Arguments: e.Arguments}, true, nil
 }
 
 // textResults is how results of calls written as text reach the model: as one user

@@ -62,6 +62,9 @@ type toolset struct {
 	reg   *tools.Registry
 	names []string
 	specs []llm.ToolSpec
+	// identities are the registered tools' identity records, by name, for
+	// the reply validator.
+	identities map[string]tools.Identity
 	close func() error // nil: nothing to close (shared with the previous toolset)
 
 	mu      sync.Mutex
@@ -70,7 +73,11 @@ type toolset struct {
 }
 
 func newToolset(reg *tools.Registry, closer func() error) *toolset {
-	ts := &toolset{reg: reg, names: reg.Names(), close: closer}
+	ts := &toolset{reg: reg, names: reg.Names(), close: closer, identities: map[string]tools.Identity{}}
+	for _, name := range ts.names {
+		t, _ := reg.Get(name)
+		ts.identities[name] = tools.IdentityOf(t)
+	}
 	for _, sp := range reg.Specs() {
 		ts.specs = append(ts.specs, llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters})
 	}
