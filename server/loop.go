@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -306,6 +307,9 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 		}
 		r.withdraw("the model called tools; its text so far is not the answer")
 		r.t.Rounds++
+		if err := r.checkBeside(&msg, calls, roundID); err != nil {
+			return api.TurnReply{}, err
+		}
 		r.append(msg)
 		if stop := r.repeated(calls); stop != "" {
 			r.refuse(calls, text, "not run: "+stop)
@@ -525,6 +529,29 @@ func (r *turnRun) callsInResults() map[string]bool {
 // callIdentity is a call's name and canonical arguments.
 func callIdentity(name string, args json.RawMessage) string {
 	return name + "\x00" + canonical(args)
+}
+
+// checkBeside validates the text the model wrote beside its tool calls like
+// a final reply, before it is kept in the session and sent to the model again
+// in later turns: text that fails (a claim of a run that did not happen) is
+// dropped, and the round's trace says why. Announcing a tool that this very
+// round calls is no issue.
+func (r *turnRun) checkBeside(msg *llm.Message, calls []plannedCall, roundID string) error {
+	if strings.TrimSpace(msg.Content) == "" {
+		return nil
+	}
+	issues, err := r.validate(msg.Content)
+	if err != nil {
+		return err
+	}
+	issues = slices.DeleteFunc(issues, func(is verify.Issue) bool {
+		return is.Code == verify.CodeAnnouncedNotCalled && slices.ContainsFunc(calls, func(c plannedCall) bool { return c.Name == is.Tool })
+	})
+	if len(issues) > 0 {
+		r.markRound(roundID, "the text beside the tool calls failed validation and was not kept: "+joinIssues(issues))
+		msg.Content = ""
+	}
+	return nil
 }
 
 // repeated counts the calls and names the first one made a third time with the same arguments.
