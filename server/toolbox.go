@@ -65,7 +65,7 @@ type toolset struct {
 	// identities are the registered tools' identity records, by name, for
 	// the reply validator.
 	identities map[string]tools.Identity
-	close func() error // nil: nothing to close (shared with the previous toolset)
+	close      func() error // nil: nothing to close (shared with the previous toolset)
 
 	mu      sync.Mutex
 	users   int
