@@ -5,8 +5,11 @@
 // It is the only place that knows the key names, their defaults and their limits.
 // It must never hand out a half-valid Config: every problem is refused as one *Error
 // naming the key and the bad value. It must never expose secrets through Public, and
-// when it rewrites a file it changes only the safety keys, keeping comments and the
-// rest of the file as they were.
+// when it rewrites a file (WriteSafety, AddRule) it changes only the safety keys,
+// keeping comments and the rest of the file as they were.
+//
+// The user's approval rules (safety.rules, see Rule) are parsed, checked and
+// canonicalized here; which rule decides a call is the policy package's business.
 package config
 
 import (
@@ -79,7 +82,7 @@ type SafetyConfig struct {
 	ApprovalMode           bool     `mapstructure:"approval_mode"`
 	ToolsRequiringApproval []string `mapstructure:"tools_requiring_approval"`
 	// Rules are checked before the preset (deny, then ask, then allow); see
-	// Rule. They apply live.
+	// Rule. They apply live. Never nil after Load.
 	Rules []Rule `mapstructure:"rules"`
 }
 
@@ -147,6 +150,7 @@ func Default() *Config {
 			Preset:                 tools.PresetStrict,
 			ApprovalMode:           true,
 			ToolsRequiringApproval: []string{tools.DeleteFile},
+			Rules:                  []Rule{},
 		},
 		Tools: ToolsConfig{Workspace: "./workspace"},
 		Web: WebConfig{
@@ -275,8 +279,11 @@ func (c *Config) StateDir() string {
 
 // Public returns the effective config for GET /config as nested maps keyed by the
 // YAML key names. Durations are Go duration strings. server.auth_token is "***"
-// when set and "" when not, and a password inside a URL is xxxxx; the API key itself is never read here, only the name
-// of its env var appears. The safety keys are resolved from the preset.
+// when set and "" when not, and a password inside a URL is xxxxx; the API key
+// itself is never read here, only the name of its env var appears. The safety
+// keys are resolved from the preset, and safety.rules is a list of maps
+// written like the file ({"allow": "write_file", "path": "notes/", "line":
+// 12}, the line only for a rule from the file), empty rather than null.
 func (c *Config) Public() map[string]any {
 	out := map[string]any{}
 	for _, k := range keyTable {
@@ -297,6 +304,7 @@ func (c *Config) Public() map[string]any {
 	safety["preset"] = p.Name
 	safety["approval_mode"] = p.ApprovalMode
 	safety["tools_requiring_approval"] = p.RequiresApproval
+	safety["rules"] = publicRules(c.Safety.Rules)
 	return out
 }
 

@@ -212,7 +212,8 @@ func TestEveryKeyIsOverridable(t *testing.T) {
 		"server.addr": "0.0.0.0:9999", "server.auth_token": "tok", "server.state_dir": "/tmp/s",
 		"llm.base_url": "https://example.test/v1", "llm.model": "m", "llm.api_key_env": "MY_KEY",
 		"llm.timeout": "7s", "llm.max_tool_rounds": "3", "llm.context_chars": "50000",
-		"mcp.servers":   `[{"name": "files", "command": ["mcp-files", "/data"], "approval": ["write_file"]}]`,
+		"mcp.servers":   `[{"name": "files", "command": ["mcp-files", "/data"], "approval": "never"}]`,
+		"safety.rules":  `[{"deny": "read_file", "path": "secrets/"}]`,
 		"safety.preset": "custom", "safety.approval_mode": "false", "safety.tools_requiring_approval": "read_file,web_search",
 		"tools.workspace":     "/tmp/w",
 		"web.search_endpoint": "http://127.0.0.1:1/a", "web.search_lite_endpoint": "http://127.0.0.1:1/b",
@@ -253,6 +254,7 @@ func TestEveryKeyRefusesABadEnvValue(t *testing.T) {
 		"server.addr": "8080", "llm.base_url": "localhost:11434", "llm.api_key_env": "sk-123",
 		"llm.timeout": "120", "llm.max_tool_rounds": "ten", "llm.context_chars": "many",
 		"mcp.servers":   `[{"name": "Files!", "command": ["x"]}]`,
+		"safety.rules":  `deny read_file`,
 		"safety.preset": "lax", "safety.approval_mode": "yes", "safety.tools_requiring_approval": "write_file,rm_rf",
 		"web.search_endpoint": "duckduckgo.com", "web.search_lite_endpoint": "ftp://x/", "web.safesearch": "high",
 		"web.max_results": "5.5", "web.cache_ttl": "15", "web.fetch_timeout": "0s", "web.max_page_bytes": "5MiB",
@@ -566,6 +568,7 @@ func TestErrorLineInConfigYAML(t *testing.T) {
 		{name: "unknown alias", find: "  region:", with: "  region: *nope", wantText: "not valid YAML (unknown anchor 'nope' referenced)"},
 		{name: "bad UTF-8", find: "  safesearch:", with: "  safesearch: \xff", wantText: "not valid YAML (invalid leading UTF-8 octet)"},
 		{name: "unknown key after comments", find: "  model:", with: "  modle: x", wantText: "llm.modle: unknown key"},
+		{name: "bad rule on its own line", find: "  rules:", with: "  rules:\n    - {allow: web_search}\n    # a comment\n    - {allow: write_file, path: /etc}", wantAt: 3, wantText: `safety.rules[1]: "/etc" is not relative to the workspace`},
 		{name: "bad list item on its own line", find: "  tools_requiring_approval:", with: "  tools_requiring_approval:\n    - delete_file\n    # not a tool\n    - rm_rf", wantAt: 3, wantText: `"rm_rf" is not a tool name`},
 	}
 	for _, tt := range tests {

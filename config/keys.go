@@ -94,6 +94,13 @@ func decode(typ reflect.Type, raw any) (any, string) {
 		return decodeDuration(raw)
 	case serversType:
 		return decodeServers(raw)
+	case rulesType:
+		// Load calls decodeRules itself, for the line of each rule.
+		rules, err := decodeRules(raw, nil)
+		if err != nil {
+			return nil, err.Error()
+		}
+		return rules, ""
 	}
 	switch typ.Kind() {
 	case reflect.String:

@@ -66,20 +66,28 @@ func load(data []byte, path string, withEnv bool) (*Config, error) {
 		}
 	}
 
+	// fromEnv reports whether k's value comes from its environment variable.
+	fromEnv := func(k key) bool {
+		val, set := os.LookupEnv(k.envName())
+		return withEnv && set && val != ""
+	}
 	// where says which source a key's value came from, for the error message.
+	// A key inside a structured value (safety.rules[2]) comes with its own line.
 	where := func(e *Error) *Error {
-		k, ok := lookupKey(e.Key)
+		name, _, _ := strings.Cut(e.Key, "[")
+		k, ok := lookupKey(name)
 		if !ok {
 			return e
 		}
-		if withEnv {
-			if val, set := os.LookupEnv(k.envName()); set && val != "" {
-				e.Path = "env " + k.envName()
-				return e
-			}
+		if fromEnv(k) {
+			e.Path, e.Line = "env "+k.envName(), 0
+			return e
 		}
 		if l, ok := lines[k.path]; ok {
-			e.Path, e.Line = display, l.lineOf(e.Value)
+			e.Path = display
+			if e.Line == 0 {
+				e.Line = l.lineOf(e.Value)
+			}
 			return e
 		}
 		e.Path = "default"
@@ -103,10 +111,21 @@ func load(data []byte, path string, withEnv bool) (*Config, error) {
 		if fromFile && k.typ.Kind() == reflect.String {
 			raw = written
 		}
-		if l, ok := lines[k.path]; ok && l.raw != nil {
-			if val, set := os.LookupEnv(k.envName()); !withEnv || !set || val == "" {
-				raw = l.raw
+		l, inFile := lines[k.path]
+		if inFile && l.raw != nil && !fromEnv(k) {
+			raw = l.raw
+		}
+		if k.typ == rulesType {
+			var at ruleLines
+			if inFile && !fromEnv(k) {
+				at = l.rules
 			}
+			rules, err := decodeRules(raw, at)
+			if err != nil {
+				return nil, where(err)
+			}
+			k.set(c, rules)
+			continue
 		}
 		val, reason := decode(k.typ, raw)
 		if reason != "" {
@@ -119,6 +138,15 @@ func load(data []byte, path string, withEnv bool) (*Config, error) {
 		k.set(c, val)
 	}
 	if err := validate(c); err != nil {
+		// The one refusal of a rule that waits for mcp.servers is about its
+		// tool: point at the allow, ask or deny key.
+		if i, ok := ruleIndex(err.Key); ok && i < len(c.Safety.Rules) {
+			if l, inFile := lines["safety.rules"]; inFile {
+				if n := l.rules.at(i, c.Safety.Rules[i].Effect); n > 0 {
+					err.Line = n
+				}
+			}
+		}
 		return nil, where(err)
 	}
 	return c, nil
@@ -163,8 +191,11 @@ type leaf struct {
 	// items holds the line of each scalar item of a list value, so a refused
 	// item of a list written one item a line is shown on its own line.
 	items map[string]int
-	// raw is a structured value decoded straight from the file (mcp.servers).
+	// raw is a structured value decoded straight from the file (mcp.servers,
+	// safety.rules).
 	raw any
+	// rules holds the lines of the entries of safety.rules.
+	rules ruleLines
 }
 
 // lineOf returns the line of the value a refusal quotes: the item's own line
@@ -223,7 +254,13 @@ func checkTree(data []byte) (map[string]leaf, *Error) {
 				return nil, &Error{Key: path, Line: lk.Line, Reason: fmt.Sprintf("appears twice (first on line %d; keep one)", first.line)}
 			}
 			var raw any
-			if path == "mcp.servers" && !isNull(lv) {
+			var rules ruleLines
+			if path == "safety.rules" && !isNull(lv) {
+				var err *Error
+				if raw, rules, err = readRulesTree(lk.Line, lv); err != nil {
+					return nil, err
+				}
+			} else if path == "mcp.servers" && !isNull(lv) {
 				if err := checkServersTree(lk.Line, lv); err != nil {
 					return nil, err
 				}
@@ -235,7 +272,7 @@ func checkTree(data []byte) (map[string]leaf, *Error) {
 			} else if lv.Kind == yaml.MappingNode {
 				return nil, &Error{Key: path, Line: lk.Line, Reason: "must be a single value, not a mapping"}
 			}
-			l := leaf{line: lk.Line, text: lv.Value, scalar: lv.Kind == yaml.ScalarNode && !isNull(lv), raw: raw}
+			l := leaf{line: lk.Line, text: lv.Value, scalar: lv.Kind == yaml.ScalarNode && !isNull(lv), raw: raw, rules: rules}
 			if lv.Kind == yaml.SequenceNode {
 				l.items = map[string]int{}
 				for _, item := range lv.Content {

@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ailab/ai-lab/tools"
+	"github.com/ailab/ai-lab/visible"
 )
 
 // MCPConfig lists the Model Context Protocol servers whose tools the model may
@@ -33,18 +33,18 @@ type MCPServer struct {
 	Timeout  time.Duration     `json:"timeout"`
 }
 
-// MCPApproval says which of a server's tools need the user's decision:
-// all of them (always, the default), none (never), or the Tools listed.
+// MCPApproval says whether a server's tools need the user's decision: all of
+// them (always, the default) or none (never). The strict preset asks for
+// every MCP tool whatever it says; exceptions for single tools are rules
+// (safety.rules).
 type MCPApproval struct {
-	Mode  string   // "always", "never" or "list"
-	Tools []string // with "list": the tools that need approval
+	Mode string // ApprovalAlways or ApprovalNever
 }
 
 // Modes of MCPApproval.
 const (
 	ApprovalAlways = "always"
 	ApprovalNever  = "never"
-	ApprovalList   = "list"
 )
 
 // DefaultMCPTimeout bounds one call of an MCP tool when the entry sets none.
@@ -72,9 +72,39 @@ func checkServersTree(keyLine int, list *yaml.Node) *Error {
 			if !slices.Contains(mcpServerKeys, k.Value) {
 				return &Error{Key: fmt.Sprintf("mcp.servers[%d].%s", i, k.Value), Line: k.Line, Reason: "unknown key (a server takes " + strings.Join(mcpServerKeys, ", ") + ")"}
 			}
+			if v := resolve(item.Content[j+1]); k.Value == "approval" && v.Kind == yaml.SequenceNode {
+				var listed []string
+				for _, t := range v.Content {
+					listed = append(listed, resolve(t).Value)
+				}
+				return &Error{Key: fmt.Sprintf("mcp.servers[%d].approval", i), Line: k.Line, Reason: approvalListGone(serverName(item), listed)}
+			}
 		}
 	}
 	return nil
+}
+
+// approvalListGone is the refusal of the list form of approval, which named
+// the tools that ask: it shows what to write instead.
+func approvalListGone(server string, listed []string) string {
+	if server == "" || !serverNameRe.MatchString(server) {
+		server = "SERVER"
+	}
+	for i, t := range listed {
+		listed[i] = visible.Escape(t) // one line, whatever the list held
+	}
+	return "a list is no longer read (it named the tools that ask: " + strings.Join(listed, ", ") +
+		"); write approval: always and, for each tool that may run without asking, a rule under safety.rules such as {allow: " + server + "__TOOL}"
+}
+
+// serverName returns the name of the mcp.servers entry m, "" when it has none.
+func serverName(m *yaml.Node) string {
+	for j := 0; j+1 < len(m.Content); j += 2 {
+		if m.Content[j].Value == "name" {
+			return resolve(m.Content[j+1]).Value
+		}
+	}
+	return ""
 }
 
 // decodeServers reads mcp.servers from YAML (a list of mappings) or from
@@ -185,20 +215,16 @@ func decodeServer(m map[string]any) (MCPServer, string) {
 			case ApprovalAlways, ApprovalNever:
 				s.Approval.Mode = strings.TrimSpace(a)
 			default:
-				return s, fmt.Sprintf("approval %q must be always, never or a list of tool names", a)
+				return s, fmt.Sprintf("approval %q must be always or never (exceptions for single tools are rules under safety.rules)", a)
 			}
 		case []any:
-			s.Approval.Mode = ApprovalList
-			s.Approval.Tools = []string{}
+			listed := make([]string, 0, len(a))
 			for _, x := range a {
-				name, reason := decodeString(x)
-				if reason != "" {
-					return s, "approval: every item " + reason
-				}
-				s.Approval.Tools = append(s.Approval.Tools, name.(string))
+				listed = append(listed, fmt.Sprint(x))
 			}
+			return s, "approval: " + approvalListGone(s.Name, listed)
 		default:
-			return s, "approval must be always, never or a list of tool names"
+			return s, "approval must be always or never (exceptions for single tools are rules under safety.rules)"
 		}
 	}
 	if v, ok := m["timeout"]; ok && v != nil {
@@ -212,8 +238,8 @@ func decodeServer(m map[string]any) (MCPServer, string) {
 }
 
 // validateServers checks mcp.servers: each name well formed and unique, one
-// of command and url, a usable URL, a timeout within bounds, and no server
-// that skips approval under the strict preset.
+// of command and url, a usable URL and a timeout within bounds. approval:
+// never is fine under any preset: strict asks for every MCP tool anyway.
 func validateServers(c *Config) *Error {
 	seen := map[string]bool{}
 	for i, s := range c.MCP.Servers {
@@ -232,8 +258,6 @@ func validateServers(c *Config) *Error {
 			return fail("url", redactURL(s.URL), "is given with command; give one of the two")
 		case s.Timeout < 0 || s.Timeout > time.Hour:
 			return fail("timeout", s.Timeout.String(), "must be between 0s (the default, 60s) and 1h")
-		case s.Approval.Mode == ApprovalNever && c.Safety.Preset == tools.PresetStrict:
-			return fail("approval", ApprovalNever, "is refused under the strict preset, where every tool call waits for a decision; use always or a list, or another preset")
 		}
 		seen[s.Name] = true
 		if s.URL != "" {
@@ -269,12 +293,7 @@ func publicServers(list []MCPServer) []map[string]any {
 				m[key] = masked
 			}
 		}
-		switch s.Approval.Mode {
-		case ApprovalList:
-			m["approval"] = slices.Clone(s.Approval.Tools)
-		default:
-			m["approval"] = s.Approval.Mode
-		}
+		m["approval"] = s.Approval.Mode
 		out = append(out, m)
 	}
 	return out

@@ -21,7 +21,7 @@ mcp:
     - name: remote
       url: "https://mcp.example.com/mcp"
       headers: {Authorization: "Bearer sk-secret"}
-      approval: [create_issue, delete_repo]
+      approval: always
       timeout: 5s
     - name: calc
       command: calc-server --stdio
@@ -35,7 +35,7 @@ mcp:
 		{Name: "files", Command: []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/data"},
 			Env: map[string]string{"NODE_OPTIONS": "--max-old-space-size=256"}, Approval: MCPApproval{Mode: ApprovalAlways}},
 		{Name: "remote", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer sk-secret"},
-			Approval: MCPApproval{Mode: ApprovalList, Tools: []string{"create_issue", "delete_repo"}}, Timeout: 5 * time.Second},
+			Approval: MCPApproval{Mode: ApprovalAlways}, Timeout: 5 * time.Second},
 		{Name: "calc", Command: []string{"calc-server", "--stdio"}, Approval: MCPApproval{Mode: ApprovalNever}},
 	}
 	if !reflect.DeepEqual(c.MCP.Servers, want) {
@@ -45,7 +45,7 @@ mcp:
 	if s := strings.Join([]string{pub[1]["headers"].(map[string]string)["Authorization"], pub[0]["env"].(map[string]string)["NODE_OPTIONS"]}, " "); s != "*** ***" {
 		t.Errorf("GET /config shows env or header values: %v", pub)
 	}
-	if !slices.Equal(pub[1]["approval"].([]string), []string{"create_issue", "delete_repo"}) || pub[2]["approval"] != "never" {
+	if pub[1]["approval"] != "always" || pub[2]["approval"] != "never" {
 		t.Errorf("approval shown as %v", pub)
 	}
 	next := *c
@@ -68,8 +68,11 @@ func TestMCPServersRefused(t *testing.T) {
 		{"neither command nor url", "mcp:\n  servers:\n    - {name: a}\n", "give command (a local server) or url", 0},
 		{"both", "mcp:\n  servers:\n    - {name: a, command: [x], url: 'http://h/mcp'}\n", "give one of the two", 0},
 		{"bad url", "mcp:\n  servers:\n    - {name: a, url: 'ftp://h/mcp'}\n", "http or https URL", 0},
-		{"never under strict", "safety:\n  preset: strict\nmcp:\n  servers:\n    - {name: a, command: [x], approval: never}\n", "refused under the strict preset", 0},
-		{"bad approval", "mcp:\n  servers:\n    - {name: a, command: [x], approval: sometimes}\n", `approval "sometimes" must be always, never or a list`, 0},
+		{"bad approval", "mcp:\n  servers:\n    - {name: a, command: [x], approval: sometimes}\n", `approval "sometimes" must be always or never`, 0},
+		{"approval list, flow", "mcp:\n  servers:\n    - {name: files, command: [x], approval: [write_file, move_file]}\n",
+			"mcp.servers[0].approval: a list is no longer read (it named the tools that ask: write_file, move_file); write approval: always and, for each tool that may run without asking, a rule under safety.rules such as {allow: files__TOOL}", 3},
+		{"approval list, block", "mcp:\n  servers:\n    - name: a\n      command: [x]\n    - name: gh\n      url: 'https://h/mcp'\n      approval:\n        - create_issue\n",
+			"mcp.servers[1].approval: a list is no longer read (it named the tools that ask: create_issue); write approval: always and, for each tool that may run without asking, a rule under safety.rules such as {allow: gh__TOOL}", 7},
 		{"timeout without unit", "mcp:\n  servers:\n    - {name: a, command: [x], timeout: 30}\n", "timeout has no unit", 0},
 		{"env for a url", "mcp:\n  servers:\n    - {name: a, url: 'http://h/mcp', env: {A: b}}\n", "only applies to a server started with command", 0},
 	} {
@@ -97,6 +100,11 @@ func TestMCPServersFromTheEnvironment(t *testing.T) {
 	}
 	if len(c.MCP.Servers) != 1 || c.MCP.Servers[0].Timeout != 10*time.Second || c.MCP.Servers[0].Approval.Mode != ApprovalAlways {
 		t.Fatalf("%+v", c.MCP.Servers)
+	}
+	t.Setenv("AILAB_MCP_SERVERS", `[{"name": "files", "command": ["mcp-files"], "approval": ["write_file"]}]`)
+	if _, err := Load(""); err == nil || !strings.HasPrefix(err.Error(), "env AILAB_MCP_SERVERS: mcp.servers: ") ||
+		!strings.HasSuffix(err.Error(), "server files: approval: a list is no longer read (it named the tools that ask: write_file); write approval: always and, for each tool that may run without asking, a rule under safety.rules such as {allow: files__TOOL}") {
+		t.Fatalf("the list form from the environment: %v", err)
 	}
 	t.Setenv("AILAB_MCP_SERVERS", `files`)
 	if _, err := Load(""); err == nil || !strings.Contains(err.Error(), "AILAB_MCP_SERVERS") || !strings.Contains(err.Error(), "JSON list") {

@@ -55,6 +55,9 @@ func validate(c *Config) *Error {
 	if err := validateServers(c); err != nil {
 		return err
 	}
+	if err := validateRules(c); err != nil {
+		return err
+	}
 	if bad, reason := checkTools(c.Safety.ToolsRequiringApproval); reason != "" {
 		return &Error{Key: "safety.tools_requiring_approval", Value: bad, Reason: reason}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -240,5 +241,72 @@ func TestWatchIgnoresUnchangedContentAndStops(t *testing.T) {
 func TestWatchNeedsAPath(t *testing.T) {
 	if _, err := Watch("", func(*Config) {}, func(error) {}); err == nil {
 		t.Fatal("Watch(\"\") succeeded")
+	}
+}
+
+// TestWatchRules: a live edit that adds a good rule is delivered; one with a
+// bad rule is refused with the rule's line, and nothing replaces the config
+// in force until the file is fixed.
+func TestWatchRules(t *testing.T) {
+	clearEnv(t)
+	head := "safety:\n  preset: moderate\n  rules:\n    - {allow: web_search}\n"
+	path := writeFile(t, t.TempDir(), "config.yaml", head)
+	changes := make(chan *Config, 10)
+	errs := make(chan error, 10)
+	stop, err := Watch(path, func(c *Config) { changes <- c }, func(err error) { errs <- err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	for _, step := range []struct {
+		content   string
+		wantRules []Rule // nil: onError must come instead
+		wantErr   string
+		wantLine  int
+	}{
+		{
+			content:   head + "    - allow: write_file\n      path: notes\n",
+			wantRules: []Rule{{Effect: RuleAllow, Tool: "web_search", Line: 4}, {Effect: RuleAllow, Tool: "write_file", Path: "notes/", Line: 5}},
+		},
+		{
+			content: head + "    - allow: write_file\n      path: notes\n    - {deny: read_file, path: '/etc'}\n",
+			wantErr: path + `:7: safety.rules[2]: "/etc" is not relative to the workspace`, wantLine: 7,
+		},
+		{
+			content: head + "    - allow: write_file\n      path: notes/*\n",
+			wantErr: path + `:6: safety.rules[1]: "notes/*" is not a folder`, wantLine: 6,
+		},
+		{
+			content:   head + "    - {deny: read_file, path: secrets}\n",
+			wantRules: []Rule{{Effect: RuleAllow, Tool: "web_search", Line: 4}, {Effect: RuleDeny, Tool: "read_file", Path: "secrets/", Line: 5}},
+		},
+	} {
+		if err := os.WriteFile(path, []byte(step.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case c := <-changes:
+			if step.wantRules == nil {
+				t.Fatalf("after %q: onChange(%+v), want the refusal %q", step.content, c.Safety.Rules, step.wantErr)
+			}
+			if !slices.Equal(c.Safety.Rules, step.wantRules) {
+				t.Fatalf("after %q: rules %+v, want %+v", step.content, c.Safety.Rules, step.wantRules)
+			}
+		case err := <-errs:
+			var ce *Error
+			if step.wantRules != nil || !errors.As(err, &ce) || ce.Line != step.wantLine || !strings.HasPrefix(err.Error(), step.wantErr) {
+				t.Fatalf("after %q: onError(%v), want %q", step.content, err, step.wantErr)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no reload within 5 s after %q", step.content)
+		}
+		// One save, one call: a refused edit is not followed by a config.
+		select {
+		case c := <-changes:
+			t.Fatalf("after %q: a second onChange(%+v)", step.content, c.Safety.Rules)
+		case err := <-errs:
+			t.Fatalf("after %q: a second onError(%v)", step.content, err)
+		case <-time.After(3 * debounce):
+		}
 	}
 }

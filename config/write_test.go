@@ -2,10 +2,12 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ailab/ai-lab/api"
@@ -307,5 +309,316 @@ func TestWriteSafetyRoundTripOnRepoConfig(t *testing.T) {
 	}
 	if string(data) != original {
 		t.Fatalf("the round trip changed the file; lines %v differ", changedLines(t, original, string(data)))
+	}
+}
+
+// TestAddRuleKeepsTheFile is the golden comparison: the rule is one inserted
+// line (or, for an empty flow list, the [] goes), every other byte stays.
+func TestAddRuleKeepsTheFile(t *testing.T) {
+	notes := Rule{Effect: RuleAllow, Tool: "write_file", Path: "notes"}
+	secrets := Rule{Effect: RuleDeny, Tool: "read_file", Path: "./secrets/"}
+	goDev := Rule{Effect: RuleAllow, Tool: "read_webpage", Host: "GO.dev", Line: 99}
+	for _, tt := range []struct {
+		name, file string
+		add        []Rule
+		want       string
+	}{
+		{
+			name: "block list with comments",
+			file: "# top\nsafety:\n  preset: moderate   # keep me\n  rules:\n    - {deny: read_file, path: \"secrets/\"}   # never\n    - allow: write_file\n      path: notes/\n  # the end of safety\n\ntools:\n  workspace: ./w   # w\n",
+			add:  []Rule{goDev},
+			want: "# top\nsafety:\n  preset: moderate   # keep me\n  rules:\n    - {deny: read_file, path: \"secrets/\"}   # never\n    - allow: write_file\n      path: notes/\n    - {allow: read_webpage, host: \"go.dev\"}\n  # the end of safety\n\ntools:\n  workspace: ./w   # w\n",
+		},
+		{
+			name: "list at the key's indentation",
+			file: "safety:\n  rules:\n  - {allow: web_search}\nllm:\n  model: m\n",
+			add:  []Rule{notes},
+			want: "safety:\n  rules:\n  - {allow: web_search}\n  - {allow: write_file, path: \"notes/\"}\nllm:\n  model: m\n",
+		},
+		{
+			name: "empty flow list",
+			file: "safety:\n  preset: minimal\n  rules: []   # none yet\nllm:\n  model: m\n",
+			add:  []Rule{notes, secrets},
+			want: "safety:\n  preset: minimal\n  rules:   # none yet\n    - {allow: write_file, path: \"notes/\"}\n    - {deny: read_file, path: \"secrets/\"}\nllm:\n  model: m\n",
+		},
+		{
+			name: "flow list with items",
+			file: "safety:\n  rules: [{allow: web_search}, {ask: read_file, path: 'a/'}]  # c\n",
+			add:  []Rule{secrets},
+			want: "safety:\n  rules: [{allow: web_search}, {ask: read_file, path: 'a/'}, {deny: read_file, path: \"secrets/\"}]  # c\n",
+		},
+		{
+			name: "flow list with a trailing comma",
+			file: "safety:\n  rules: [{allow: web_search},\n  ]\n",
+			add:  []Rule{secrets},
+			want: "safety:\n  rules: [{allow: web_search}, {deny: read_file, path: \"secrets/\"}\n  ]\n",
+		},
+		{
+			name: "flow list closed on its own line",
+			file: "safety:\n  rules: [{allow: web_search}, {ask: read_file, path: 'a/'}   # two\n  ]\n",
+			add:  []Rule{secrets},
+			want: "safety:\n  rules: [{allow: web_search}, {ask: read_file, path: 'a/'}, {deny: read_file, path: \"secrets/\"}   # two\n  ]\n",
+		},
+		{
+			name: "no rules key",
+			file: "safety:\n  preset: minimal  # p\n  tools_requiring_approval:\n    - write_file\n# about llm\nllm:\n  model: m\n",
+			add:  []Rule{notes},
+			want: "safety:\n  preset: minimal  # p\n  tools_requiring_approval:\n    - write_file\n  rules:\n    - {allow: write_file, path: \"notes/\"}\n# about llm\nllm:\n  model: m\n",
+		},
+		{
+			name: "rules key without a value",
+			file: "safety:\n  rules:   # mine\n  preset: strict\n",
+			add:  []Rule{notes},
+			want: "safety:\n  rules:   # mine\n    - {allow: write_file, path: \"notes/\"}\n  preset: strict\n",
+		},
+		{
+			name: "safety without a value",
+			file: "safety:\n# to do\nllm:\n  model: m\n",
+			add:  []Rule{notes},
+			want: "safety:\n  rules:\n    - {allow: write_file, path: \"notes/\"}\n# to do\nllm:\n  model: m\n",
+		},
+		{
+			name: "no safety section",
+			file: "# only llm\nllm:\n  model: m  # mine\n",
+			add:  []Rule{notes},
+			want: "# only llm\nllm:\n  model: m  # mine\nsafety:\n  rules:\n    - {allow: write_file, path: \"notes/\"}\n",
+		},
+		{
+			name: "no final line break",
+			file: "llm:\n  model: m",
+			add:  []Rule{notes},
+			want: "llm:\n  model: m\nsafety:\n  rules:\n    - {allow: write_file, path: \"notes/\"}\n",
+		},
+		{
+			name: "empty file",
+			file: "",
+			add:  []Rule{notes},
+			want: "safety:\n  rules:\n    - {allow: write_file, path: \"notes/\"}\n",
+		},
+		{
+			name: "CRLF line ends",
+			file: "safety:\r\n  preset: moderate\r\n",
+			add:  []Rule{notes},
+			want: "safety:\r\n  preset: moderate\r\n  rules:\r\n    - {allow: write_file, path: \"notes/\"}\r\n",
+		},
+		{
+			name: "every tool of an MCP server",
+			file: "mcp:\n  servers:\n    - {name: files, command: [x]}\nsafety:\n  rules: []\n",
+			add:  []Rule{{Effect: RuleAsk, Tool: "files__*"}},
+			want: "mcp:\n  servers:\n    - {name: files, command: [x]}\nsafety:\n  rules:\n    - {ask: \"files__*\"}\n",
+		},
+		{
+			name: "a rule already there is not added twice",
+			file: "safety:\n  rules:\n    - allow: write_file\n      path: ./notes\n",
+			add:  []Rule{notes, {Effect: RuleAllow, Tool: "write_file", Path: "notes/"}},
+			want: "safety:\n  rules:\n    - allow: write_file\n      path: ./notes\n",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clearEnv(t)
+			path := writeFile(t, t.TempDir(), "config.yaml", tt.file)
+			if err := os.Chmod(path, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range tt.add {
+				if err := AddRule(path, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			data, _ := os.ReadFile(path)
+			if string(data) != tt.want {
+				t.Fatalf("file\n%q\nwant\n%q", data, tt.want)
+			}
+			if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o640 {
+				t.Errorf("mode %v, %v; want 0640", info.Mode().Perm(), err)
+			}
+			if _, err := Load(path); err != nil {
+				t.Fatalf("the result does not load: %v", err)
+			}
+		})
+	}
+}
+
+// TestAddRuleOnRepoConfig adds rules to the documented config.yaml: its
+// rules: [] becomes a list, nothing else changes, adding a rule again changes
+// nothing, and the rules load in order.
+func TestAddRuleOnRepoConfig(t *testing.T) {
+	clearEnv(t)
+	path, before := copyRepoConfig(t, 0o644)
+	rules := []Rule{
+		{Effect: RuleAllow, Tool: "write_file", Path: "notes/"},
+		{Effect: RuleDeny, Tool: "read_file", Path: "secrets"},
+		{Effect: RuleAllow, Tool: "read_webpage", Host: "*.Go.Dev"},
+		{Effect: RuleAllow, Tool: "write_file", Path: "./notes"}, // the first again
+	}
+	for _, r := range rules {
+		if err := AddRule(path, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := os.ReadFile(path)
+	want := strings.Replace(before, "\n  rules: []\n", "\n  rules:\n"+
+		"    - {allow: write_file, path: \"notes/\"}\n"+
+		"    - {deny: read_file, path: \"secrets/\"}\n"+
+		"    - {allow: read_webpage, host: \"*.go.dev\"}\n", 1)
+	if want == before {
+		t.Fatal("config.yaml has no line \"  rules: []\"")
+	}
+	if string(data) != want {
+		t.Fatalf("file changed elsewhere:\n%s", data)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range c.Safety.Rules {
+		got = append(got, r.String())
+	}
+	if w := []string{"allow write_file in notes/", "deny read_file in secrets/", "allow read_webpage on *.go.dev"}; !slices.Equal(got, w) {
+		t.Fatalf("rules %v, want %v", got, w)
+	}
+}
+
+// TestAddRuleReflow: a layout that cannot be spliced (a flow-style safety
+// mapping, an alias) is re-encoded, keeping the rest.
+func TestAddRuleReflow(t *testing.T) {
+	for _, file := range []string{
+		"safety: {preset: moderate}  # flow\nllm:\n  model: m # the model\n",
+		"safety:\n  rules: ~\n  preset: moderate\nllm:\n  model: m # the model\n",
+		"safety: ~\nllm:\n  model: m # the model\n",
+		"safety: &s\n  preset: moderate\nllm:\n  model: m # the model\n",
+	} {
+		clearEnv(t)
+		path := writeFile(t, t.TempDir(), "config.yaml", file)
+		if err := AddRule(path, Rule{Effect: RuleAllow, Tool: "write_file", Path: "notes"}); err != nil {
+			t.Fatalf("%q: %v", file, err)
+		}
+		c, err := Load(path)
+		if err != nil {
+			t.Fatalf("%q: %v", file, err)
+		}
+		last := c.Safety.Rules[len(c.Safety.Rules)-1]
+		if last.String() != "allow write_file in notes/" || c.LLM.Model != "m" {
+			t.Errorf("%q: rules %+v, model %q", file, c.Safety.Rules, c.LLM.Model)
+		}
+		if data, _ := os.ReadFile(path); !strings.Contains(string(data), "# the model") {
+			t.Errorf("%q: a comment was lost:\n%s", file, data)
+		}
+	}
+}
+
+func TestAddRuleRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		name, file string
+		rule       Rule
+		wantText   string
+	}{
+		{"unknown effect", "safety:\n  preset: strict\n", Rule{Effect: "permit", Tool: "write_file"}, `safety.rules: "permit" is not the effect of a rule (use allow, ask or deny)`},
+		{"absolute path", "safety:\n  preset: strict\n", Rule{Effect: RuleAllow, Tool: "write_file", Path: "/etc"}, `safety.rules: "/etc" is not relative to the workspace`},
+		{"glob", "safety:\n  preset: strict\n", Rule{Effect: RuleAllow, Tool: "write_file", Path: "notes/*"}, "paths are folders matched literally"},
+		{"host for a file tool", "safety:\n  preset: strict\n", Rule{Effect: RuleAllow, Tool: "write_file", Host: "go.dev"}, "host limits only read_webpage"},
+		{"server not configured", "mcp:\n  servers:\n    - {name: files, command: [x]}\n", Rule{Effect: RuleAllow, Tool: "slack__post"}, `safety.rules: "slack__post" names MCP server slack, which is not in mcp.servers (it has files)`},
+		{"file already broken", "safety:\n  preset: strict\nllm:\n  modle: x\n", Rule{Effect: RuleAllow, Tool: "write_file"}, "llm.modle: unknown key (llm takes base_url, model, api_key_env, timeout, max_tool_rounds, context_chars) (fix this first; the rule was not added)"},
+		{"a rule in the file is bad", "safety:\n  rules:\n    - {allow: nope}\n", Rule{Effect: RuleAllow, Tool: "write_file"}, ":3: safety.rules[0]: \"nope\" is not a tool name"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clearEnv(t)
+			path := writeFile(t, t.TempDir(), "config.yaml", tt.file)
+			err := AddRule(path, tt.rule)
+			var ce *Error
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.wantText) {
+				t.Fatalf("AddRule = %v, want *Error holding %q", err, tt.wantText)
+			}
+			if data, _ := os.ReadFile(path); string(data) != tt.file {
+				t.Fatalf("file changed to %q", data)
+			}
+		})
+	}
+	clearEnv(t)
+	if err := AddRule("", Rule{Effect: RuleAllow, Tool: "web_search"}); err == nil || !strings.Contains(err.Error(), "--config") {
+		t.Errorf("AddRule(\"\") = %v, want an *Error pointing at --config", err)
+	}
+	if err := AddRule(filepath.Join(t.TempDir(), "nope.yaml"), Rule{Effect: RuleAllow, Tool: "web_search"}); err == nil || !strings.Contains(err.Error(), "cannot be read") {
+		t.Errorf("AddRule(missing file) = %v", err)
+	}
+}
+
+// TestAddRuleLocked: while an AILAB_SAFETY_* variable is set the file is not
+// what is in force, so AddRule refuses with ErrLocked and names the variable.
+func TestAddRuleLocked(t *testing.T) {
+	clearEnv(t)
+	if got := SafetyLockedBy(); got != "" {
+		t.Fatalf("SafetyLockedBy() = %q with nothing set", got)
+	}
+	const file = "safety:\n  preset: moderate\n"
+	for _, tt := range []struct{ env, value string }{
+		{"AILAB_SAFETY_PRESET", "minimal"},
+		{"AILAB_SAFETY_APPROVAL_MODE", "false"},
+		{"AILAB_SAFETY_TOOLS_REQUIRING_APPROVAL", "write_file"},
+		{"AILAB_SAFETY_RULES", `[{"allow": "web_search"}]`},
+	} {
+		t.Run(tt.env, func(t *testing.T) {
+			clearEnv(t)
+			path := writeFile(t, t.TempDir(), "config.yaml", file)
+			t.Setenv(tt.env, tt.value)
+			if got := SafetyLockedBy(); got != tt.env {
+				t.Errorf("SafetyLockedBy() = %q, want %q", got, tt.env)
+			}
+			err := AddRule(path, Rule{Effect: RuleAllow, Tool: "write_file", Path: "notes/"})
+			if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), tt.env) {
+				t.Fatalf("AddRule = %v, want ErrLocked naming %s", err, tt.env)
+			}
+			if data, _ := os.ReadFile(path); string(data) != file {
+				t.Fatalf("file changed to %q", data)
+			}
+		})
+	}
+	clearEnv(t)
+	t.Setenv("AILAB_SAFETY_PRESET", "minimal")
+	t.Setenv("AILAB_SAFETY_RULES", "[]")
+	if got := SafetyLockedBy(); got != "AILAB_SAFETY_PRESET" {
+		t.Errorf("SafetyLockedBy() = %q, want the first in key order", got)
+	}
+}
+
+func TestAddRuleThroughSymlink(t *testing.T) {
+	clearEnv(t)
+	dir := t.TempDir()
+	target := writeFile(t, dir, "real.yaml", "safety:\n  preset: strict\n")
+	link := filepath.Join(dir, "config.yaml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddRule(link, Rule{Effect: RuleAllow, Tool: "web_search"}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symlink was replaced: %v", err)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "safety:\n  preset: strict\n  rules:\n    - {allow: web_search}\n" {
+		t.Fatalf("target = %q", data)
+	}
+}
+
+// TestAddRuleConcurrently: rules saved at the same moment are all kept.
+func TestAddRuleConcurrently(t *testing.T) {
+	clearEnv(t)
+	path := writeFile(t, t.TempDir(), "config.yaml", "safety:\n  preset: moderate\n")
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			if err := AddRule(path, Rule{Effect: RuleAllow, Tool: "write_file", Path: fmt.Sprintf("n%d", i)}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Safety.Rules) != 20 {
+		t.Fatalf("%d of 20 rules kept", len(c.Safety.Rules))
 	}
 }
