@@ -70,6 +70,9 @@ type LLMConfig struct {
 	APIKeyEnv     string        `mapstructure:"api_key_env"`
 	Timeout       time.Duration `mapstructure:"timeout"`
 	MaxToolRounds int           `mapstructure:"max_tool_rounds"`
+	// MaxToolCallsPerRound bounds the tool calls of one model round: a round
+	// asking for more stops the turn with a clear message.
+	MaxToolCallsPerRound int `mapstructure:"max_tool_calls_per_round"`
 	// ContextChars bounds the characters of one model request: older turns are
 	// left out, oldest first, to stay under it (CONTRACT section 9).
 	ContextChars int `mapstructure:"context_chars"`
@@ -139,12 +142,13 @@ func Default() *Config {
 	return &Config{
 		Server: ServerConfig{Addr: "127.0.0.1:8080"},
 		LLM: LLMConfig{
-			BaseURL:       "http://127.0.0.1:11434/v1",
-			Model:         "qwen2.5:7b-instruct",
-			APIKeyEnv:     "OPENAI_API_KEY",
-			Timeout:       120 * time.Second,
-			MaxToolRounds: 10,
-			ContextChars:  200_000,
+			BaseURL:              "http://127.0.0.1:11434/v1",
+			Model:                "qwen2.5:7b-instruct",
+			APIKeyEnv:            "OPENAI_API_KEY",
+			Timeout:              120 * time.Second,
+			MaxToolRounds:        50,
+			MaxToolCallsPerRound: 64,
+			ContextChars:         200_000,
 		},
 		Safety: SafetyConfig{
 			Preset:                 tools.PresetStrict,

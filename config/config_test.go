@@ -211,7 +211,7 @@ func TestEveryKeyIsOverridable(t *testing.T) {
 	values := map[string]string{
 		"server.addr": "0.0.0.0:9999", "server.auth_token": "tok", "server.state_dir": "/tmp/s",
 		"llm.base_url": "https://example.test/v1", "llm.model": "m", "llm.api_key_env": "MY_KEY",
-		"llm.timeout": "7s", "llm.max_tool_rounds": "3", "llm.context_chars": "50000",
+		"llm.timeout": "7s", "llm.max_tool_rounds": "3", "llm.max_tool_calls_per_round": "8", "llm.context_chars": "50000",
 		"mcp.servers":   `[{"name": "files", "command": ["mcp-files", "/data"], "approval": "never"}]`,
 		"safety.rules":  `[{"deny": "read_file", "path": "secrets/"}]`,
 		"safety.preset": "custom", "safety.approval_mode": "false", "safety.tools_requiring_approval": "read_file,web_search",
@@ -252,7 +252,7 @@ func TestEveryKeyRefusesABadEnvValue(t *testing.T) {
 	anyText := map[string]bool{"server.auth_token": true, "server.state_dir": true, "llm.model": true, "tools.workspace": true, "web.region": true}
 	bad := map[string]string{
 		"server.addr": "8080", "llm.base_url": "localhost:11434", "llm.api_key_env": "sk-123",
-		"llm.timeout": "120", "llm.max_tool_rounds": "ten", "llm.context_chars": "many",
+		"llm.timeout": "120", "llm.max_tool_rounds": "ten", "llm.max_tool_calls_per_round": "0", "llm.context_chars": "many",
 		"mcp.servers":   `[{"name": "Files!", "command": ["x"]}]`,
 		"safety.rules":  `deny read_file`,
 		"safety.preset": "lax", "safety.approval_mode": "yes", "safety.tools_requiring_approval": "write_file,rm_rf",
@@ -339,8 +339,9 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "timeout zero", yaml: "llm:\n  timeout: 0s\n", wantKey: "llm.timeout", wantText: "longer than 0"},
 		{name: "timeout without unit", yaml: "llm:\n  timeout: 120\n", wantKey: "llm.timeout", wantText: "no unit"},
 		{name: "timeout garbage", yaml: "llm:\n  timeout: soon\n", wantKey: "llm.timeout", wantText: "not a duration"},
-		{name: "rounds zero", yaml: "llm:\n  max_tool_rounds: 0\n", wantKey: "llm.max_tool_rounds", wantText: "between 1 and 100"},
-		{name: "rounds too many", yaml: "llm:\n  max_tool_rounds: 101\n", wantKey: "llm.max_tool_rounds", wantText: "between 1 and 100"},
+		{name: "rounds zero", yaml: "llm:\n  max_tool_rounds: 0\n", wantKey: "llm.max_tool_rounds", wantText: "between 1 and 1000"},
+		{name: "rounds too many", yaml: "llm:\n  max_tool_rounds: 1001\n", wantKey: "llm.max_tool_rounds", wantText: "between 1 and 1000"},
+		{name: "calls per round zero", yaml: "llm:\n  max_tool_calls_per_round: 0\n", wantKey: "llm.max_tool_calls_per_round", wantText: "between 1 and 1000"},
 		{name: "rounds wrong type", yaml: "llm:\n  max_tool_rounds: abc\n", wantKey: "llm.max_tool_rounds", wantText: `"abc" must be a whole number`},
 		{name: "context too small", yaml: "llm:\n  context_chars: 100\n", wantKey: "llm.context_chars", wantText: "between 4000 and 100000000"},
 		{name: "rounds fraction", yaml: "llm:\n  max_tool_rounds: 2.5\n", wantKey: "llm.max_tool_rounds", wantText: "whole number"},

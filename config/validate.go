@@ -27,7 +27,8 @@ func validate(c *Config) *Error {
 		// The value is left out of the message: a pasted key must not end up in logs.
 		{"llm.api_key_env", "", checkEnvName(c.LLM.APIKeyEnv)},
 		{"llm.timeout", c.LLM.Timeout.String(), positive(c.LLM.Timeout)},
-		{"llm.max_tool_rounds", strconv.Itoa(c.LLM.MaxToolRounds), inRange(c.LLM.MaxToolRounds, 1, 100)},
+		{"llm.max_tool_rounds", strconv.Itoa(c.LLM.MaxToolRounds), inRange(c.LLM.MaxToolRounds, 1, 1000)},
+		{"llm.max_tool_calls_per_round", strconv.Itoa(c.LLM.MaxToolCallsPerRound), inRange(c.LLM.MaxToolCallsPerRound, 1, 1000)},
 		{"llm.context_chars", strconv.Itoa(c.LLM.ContextChars), inRange(c.LLM.ContextChars, 4_000, 100_000_000)},
 		{"safety.preset", c.Safety.Preset, checkPreset(c.Safety.Preset)},
 		{"tools.workspace", c.Tools.Workspace, nonEmpty(c.Tools.Workspace, "name the folder the file tools may use, e.g. ./workspace")},

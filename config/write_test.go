@@ -519,7 +519,7 @@ func TestAddRuleRefuses(t *testing.T) {
 		{"glob", "safety:\n  preset: strict\n", Rule{Effect: RuleAllow, Tool: "write_file", Path: "notes/*"}, "paths are folders matched literally"},
 		{"host for a file tool", "safety:\n  preset: strict\n", Rule{Effect: RuleAllow, Tool: "write_file", Host: "go.dev"}, "host limits only read_webpage"},
 		{"server not configured", "mcp:\n  servers:\n    - {name: files, command: [x]}\n", Rule{Effect: RuleAllow, Tool: "slack__post"}, `safety.rules: "slack__post" names MCP server slack, which is not in mcp.servers (it has files)`},
-		{"file already broken", "safety:\n  preset: strict\nllm:\n  modle: x\n", Rule{Effect: RuleAllow, Tool: "write_file"}, "llm.modle: unknown key (llm takes base_url, model, api_key_env, timeout, max_tool_rounds, context_chars) (fix this first; the rule was not added)"},
+		{"file already broken", "safety:\n  preset: strict\nllm:\n  modle: x\n", Rule{Effect: RuleAllow, Tool: "write_file"}, "llm.modle: unknown key (llm takes base_url, model, api_key_env, timeout, max_tool_rounds, max_tool_calls_per_round, context_chars) (fix this first; the rule was not added)"},
 		{"a rule in the file is bad", "safety:\n  rules:\n    - {allow: nope}\n", Rule{Effect: RuleAllow, Tool: "write_file"}, ":3: safety.rules[0]: \"nope\" is not a tool name"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
