@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -43,6 +44,25 @@ func TestTextBesideToolCallsIsValidated(t *testing.T) {
 	for _, m := range reqs[len(reqs)-1].Messages {
 		if strings.Contains(m.Content, "I deleted notes.txt") {
 			t.Fatalf("the refused text was sent to the model again: %q", m.Content)
+		}
+	}
+}
+
+// TestTooManyCallsInOneRoundStopTheTurn: a round asking for more calls than
+// llm.max_tool_calls_per_round runs none of them and ends the turn saying why.
+func TestTooManyCallsInOneRoundStopTheTurn(t *testing.T) {
+	t.Setenv("AILAB_LLM_MAX_TOOL_CALLS_PER_ROUND", "2")
+	h := newLoopHarness(t, "minimal", llmtest.Calls(
+		llmtest.Call("a", "write_file", writeArgs("a.txt", "a")),
+		llmtest.Call("b", "write_file", writeArgs("b.txt", "b")),
+		llmtest.Call("c", "write_file", writeArgs("c.txt", "c"))))
+	r := h.chat("", "write three files")
+	if r.ApprovalRequired || len(r.ToolsUsed) != 0 || !strings.Contains(r.Response, "3 tool calls in one round, more than llm.max_tool_calls_per_round (2)") {
+		t.Fatalf("%+v", r)
+	}
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		if _, err := os.Stat(h.ws(f)); err == nil {
+			t.Errorf("%s was written", f)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -277,4 +278,46 @@ func waitForTool(t *testing.T, h *harness, name string) {
 		}
 		return false
 	})
+}
+
+// TestRulesApplyLiveAndABadEditIsRefused: a rule added to config.yaml while
+// the server runs decides the next call; an edit with a bad rule is refused
+// and the rules in force stay.
+func TestRulesApplyLiveAndABadEditIsRefused(t *testing.T) {
+	h := newLoopHarness(t, "minimal", writeCall("w", "secrets/b.txt", "b"), llmtest.Text("Finished."))
+	orig, err := os.ReadFile(h.cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const anchor = "  preset: minimal   # the preset under test\n"
+	withRule := strings.Replace(string(orig), anchor, anchor+"  rules:\n    - {deny: write_file, path: \"secrets/\"}\n", 1)
+	if err := os.WriteFile(h.cfgPath, []byte(withRule), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	denyInForce := func() bool {
+		var pol api.Policy
+		h.do("GET", "/policy", nil, &pol)
+		return len(pol.Entries) > 0 && pol.Entries[0].Effect == "deny" && pol.Entries[0].Tool == "write_file"
+	}
+	waitUntil(t, denyInForce)
+	r := h.chat("", "write the secret")
+	if len(r.ToolsUsed) != 1 || r.ToolsUsed[0].Status != api.StatusError || r.ToolsUsed[0].Decision != api.DecisionRule {
+		t.Fatalf("the live rule did not refuse the write: %+v", r)
+	}
+	if _, err := os.Stat(h.ws("secrets/b.txt")); err == nil {
+		t.Fatal("secrets/b.txt was written")
+	}
+	bad := strings.Replace(string(orig), anchor, anchor+"  rules:\n    - {deny: rm_rf}\n", 1)
+	if err := os.WriteFile(h.cfgPath, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The watcher reads the file within milliseconds (config's own tests show
+	// it refuses the bad rule with its line); for the next half second the
+	// rules in force must not change.
+	for range 50 {
+		if !denyInForce() {
+			t.Fatal("a bad edit replaced the rules in force")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
