@@ -25,16 +25,22 @@
 // When a pattern layer fired, the run layers look once more, since a marker can
 // complete a run (a ']' before nine more); sanitizing the output again changes nothing.
 //
-// Neutralized text is replaced by these markers: a fake transcript prefix such as
-// "SYSTEM:" by [role prefix removed]; a template or special token such as
-// <|im_start|>, a text tool-call tag (<tool:NAME>) or a tool call or result written
-// as JSON by [instruction token removed]; a take-over sentence (from its first word
-// to the end of the sentence), a markdown link that carries data out, base64 or
-// bidi-reversed text that reads as an attack by [filtered content]; and a wrapper
-// tag (<webpage_content, </search_results, </tool_output in any spelling) by
-// [wrapper tag removed], counted as breakout. The wrapping functions neutralize
-// wrapper tags too, so content that was never sanitized cannot close its wrapper
-// either.
+// Neutralized text is replaced by these markers, and counted in these layers:
+//   - role_prefix: a fake transcript prefix such as "SYSTEM:", by [role prefix
+//     removed];
+//   - instruction_pattern: a template or special token such as <|im_start|>, a
+//     text tool-call tag (<tool:NAME>) or a tool call or result written as JSON,
+//     by [instruction token removed]; and a take-over sentence ("ignore previous
+//     instructions ...", "you are now DAN", "reveal your system prompt", from its
+//     first word to the end of the sentence), base64 or bidi-reversed text that
+//     reads as one, by [filtered content];
+//   - breakout: what tries to leave the wrapper or the page: a wrapper tag
+//     (<webpage_content, </search_results, </tool_output in any spelling), by
+//     [wrapper tag removed], and a markdown link or image that carries data out,
+//     by [filtered content].
+//
+// The wrapping functions neutralize wrapper tags too, so content that was never
+// sanitized cannot close its wrapper either.
 //
 // The aggressive mode (the zero value of Options) adds what costs some precision:
 // orders addressed to an AI, markdown-image exfiltration links, the common phrasings
@@ -46,9 +52,9 @@
 // an Armenian 'ո') are folded to Latin in words that mix scripts (unicode layer) and
 // in role prefixes; a word written wholly in Cyrillic or Greek is left alone. Latin
 // small capitals ("ꜱʏꜱᴛᴇᴍ") are folded in words made of them and ASCII letters only,
-// so IPA stays. The breakout layer reads through words joined by hyphens or dots,
+// so IPA stays. The take-over rules read through words joined by hyphens or dots,
 // spelled out or in leetspeak. Known limit: a take-over phrase padded to more than
-// 256 bytes between its words escapes the breakout layer.
+// 256 bytes between its words escapes them.
 // Sanitize is safe for concurrent use.
 package sanitize
 
@@ -196,9 +202,12 @@ func runLayers(s string, aggressive bool, depth int, counts map[string]int) stri
 	s, links = neutralizeExfilLinks(s, aggressive)
 	s = neutralizeEncoded(s, depth, inner, counts)
 	s, brk, brkTok = neutralizeBreakouts(s, aggressive)
-	counts[LayerInstructionPattern] += tok + hashTok + jsonTok + brkTok
+	// A take-over sentence ("ignore previous instructions ...") is an
+	// instruction pattern; breakout counts what tries to leave the wrapper or
+	// the page: wrapper tags and links that carry data out.
+	counts[LayerInstructionPattern] += tok + hashTok + jsonTok + brkTok + brk
 	counts[LayerRolePrefix] += role
-	counts[LayerBreakout] += brk + wrap + links
+	counts[LayerBreakout] += wrap + links
 
 	// A marker can complete a run: a ']' before nine more, a "removed]" before nine
 	// more such words, two lines that became the same line. Only the run layers can
