@@ -214,6 +214,11 @@ type Health struct {
 	Status  string `json:"status"`
 	Version string `json:"version"`
 	Model   string `json:"model"`
+	// ModelStatus is what the server found when it asked the model endpoint
+	// at start: "ok", "unchecked" (the demo model, or an endpoint that does
+	// not list its models), or "unreachable: " and the sentence saying what
+	// to fix.
+	ModelStatus string `json:"model_status,omitempty"`
 }
 
 // A SessionSummary is one row of GET /sessions.

@@ -7,6 +7,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 )
@@ -73,6 +74,21 @@ type Provider interface {
 	// Model names the model, as /health shows it ("demo" for the demo model).
 	Model() string
 }
+
+// A Checker is a Provider that can tell, without a conversation, whether its
+// endpoint answers and knows the configured model, so a wrong llm.base_url or
+// llm.model shows at start rather than after the first message.
+type Checker interface {
+	Provider
+	// Check asks the endpoint once. Its error is an *Error whose Error() is
+	// one sentence saying what is wrong and how to fix it; ErrCannotCheck
+	// means the endpoint offers no way to ask (not a problem in itself).
+	Check(ctx context.Context) error
+}
+
+// ErrCannotCheck is Check's answer for an endpoint that does not list its
+// models (some servers do not implement GET /models).
+var ErrCannotCheck = errors.New("the endpoint does not list its models")
 
 // A Streamer is a Provider that can deliver the reply's text as it is written.
 type Streamer interface {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/mcp"
-	"github.com/ailab/ai-lab/store"
+	"github.com/ailab/ai-lab/store/sqlite"
 	"github.com/ailab/ai-lab/tools"
 	"github.com/ailab/ai-lab/tracing"
 )
@@ -27,7 +27,7 @@ type App struct {
 	*Server
 	// Token is the bearer token at start; CurrentToken is the one in force.
 	Token     string
-	db        *store.Store
+	db        *sqlite.Store
 	exp       *tracing.Exporter
 	hub       *mcp.Hub // nil without mcp.servers
 	stopWatch func()
@@ -54,7 +54,7 @@ func Open(ctx context.Context, cfg *config.Config, models Models, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(filepath.Join(dir, DBFile))
+	db, err := sqlite.Open(filepath.Join(dir, DBFile))
 	if err != nil {
 		return nil, err // store's sentence names the file and the fix
 	}

@@ -31,16 +31,27 @@ func (noEvents) emit(string, any) {}
 // reader gets fewer, longer tokens and never loses text) and a writer
 // goroutine drains the queue, sending a ping comment when the stream has been
 // idle for pingEvery.
+//
+// Every write has a deadline (writeTimeout, from streamWriteTimeout): a client
+// that keeps its connection open but takes nothing for that long is dropped.
+// The failed write marks the stream dead, so nothing more is queued or
+// written, and net/http cancels the request's context on a failed write to
+// the connection, as it does when the client hangs up: the turn ends as a
+// disconnected one does and the session is released when the handler returns.
 type sseStream struct {
-	w         http.ResponseWriter
-	rc        *http.ResponseController
-	pingEvery time.Duration
+	w            http.ResponseWriter
+	rc           *http.ResponseController
+	pingEvery    time.Duration
+	writeTimeout time.Duration
 
 	mu     sync.Mutex
 	queue  []queued
 	wake   chan struct{}
 	closed bool
-	done   chan struct{}
+	// dead is set once a write failed: the client went away or took nothing
+	// for writeTimeout. Events are dropped from then on.
+	dead bool
+	done chan struct{}
 }
 
 // A queued event: a token's text, or any other event already encoded.
@@ -53,6 +64,17 @@ type queued struct {
 // pingEvery is how often an idle stream gets a ": ping" comment.
 const pingEvery = 15 * time.Second
 
+// streamWriteTimeout is how long a streamed client may take to accept one
+// write (a piece of at most sendPiece bytes, or a ping) before it is dropped
+// as stalled. It is a variable so a test can shorten it; a stream reads it
+// once, when it starts.
+var streamWriteTimeout = 10 * time.Second
+
+// sendPiece is the most written under one deadline: a large batch of joined
+// tokens goes out in pieces, each with a fresh deadline, so a slow client that
+// keeps reading is not dropped, while one that stopped reading is.
+const sendPiece = 32 << 10
+
 // startSSE answers 200 text/event-stream and starts the writer.
 func startSSE(w http.ResponseWriter, ping time.Duration) *sseStream {
 	h := w.Header()
@@ -60,10 +82,50 @@ func startSSE(w http.ResponseWriter, ping time.Duration) *sseStream {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // a proxy must not hold the stream back
 	w.WriteHeader(http.StatusOK)
-	s := &sseStream{w: w, rc: http.NewResponseController(w), pingEvery: ping, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	_ = s.rc.Flush()
+	s := &sseStream{w: w, rc: http.NewResponseController(w), pingEvery: ping, writeTimeout: streamWriteTimeout,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s.deadline()
+	if s.rc.Flush() != nil {
+		s.dead = true
+	}
 	go s.write()
 	return s
+}
+
+// deadline gives the next write writeTimeout to complete. A writer without
+// deadlines (http.ErrNotSupported) is written to without one.
+func (s *sseStream) deadline() {
+	if s.writeTimeout > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
+}
+
+// send writes p to the client and flushes it, in pieces of at most sendPiece
+// bytes each under its own deadline; it reports whether the client took it
+// all. A failed write to the connection (a hang-up, or a deadline passed)
+// makes net/http cancel the request's context.
+func (s *sseStream) send(p []byte) bool {
+	for len(p) > 0 {
+		n := min(len(p), sendPiece)
+		s.deadline()
+		if _, err := s.w.Write(p[:n]); err != nil {
+			return false
+		}
+		if s.rc.Flush() != nil {
+			return false
+		}
+		p = p[n:]
+	}
+	return true
+}
+
+// drop marks the stream dead: what is queued is discarded and later events
+// are never queued, so no write is attempted again.
+func (s *sseStream) drop() {
+	s.mu.Lock()
+	s.dead = true
+	s.queue = nil
+	s.mu.Unlock()
 }
 
 func (s *sseStream) streaming() bool { return true }
@@ -71,7 +133,7 @@ func (s *sseStream) streaming() bool { return true }
 // emit queues an event; it never blocks on the client.
 func (s *sseStream) emit(name string, data any) {
 	s.mu.Lock()
-	if s.closed {
+	if s.closed || s.dead {
 		s.mu.Unlock()
 		return
 	}
@@ -110,21 +172,23 @@ func (s *sseStream) finish(name string, data any) {
 	<-s.done
 }
 
-// write drains the queue to the client until finish.
+// write drains the queue to the client until finish. Once a write fails the
+// stream is dead: the rest is discarded and nothing is written again, so a
+// client that takes nothing holds finish for one writeTimeout at most.
 func (s *sseStream) write() {
 	defer close(s.done)
 	ping := time.NewTimer(s.pingEvery)
 	defer ping.Stop()
 	var buf bytes.Buffer
-	broken := false
 	for {
 		select {
 		case <-s.wake:
 		case <-ping.C:
-			if !broken {
-				if _, err := s.w.Write([]byte(": ping\n\n")); err != nil || s.rc.Flush() != nil {
-					broken = true
-				}
+			s.mu.Lock()
+			dead := s.dead
+			s.mu.Unlock()
+			if !dead && !s.send([]byte(": ping\n\n")) {
+				s.drop()
 			}
 			ping.Reset(s.pingEvery)
 			continue
@@ -132,9 +196,9 @@ func (s *sseStream) write() {
 		s.mu.Lock()
 		batch := s.queue
 		s.queue = nil
-		closed := s.closed
+		closed, dead := s.closed, s.dead
 		s.mu.Unlock()
-		if len(batch) > 0 && !broken {
+		if len(batch) > 0 && !dead {
 			buf.Reset()
 			for i := range batch {
 				q := &batch[i]
@@ -148,10 +212,11 @@ func (s *sseStream) write() {
 				buf.Write(data)
 				buf.WriteString("\n\n")
 			}
-			// A write error means the client went away; its request context
-			// is cancelled by net/http, which ends the turn.
-			if _, err := s.w.Write(buf.Bytes()); err != nil || s.rc.Flush() != nil {
-				broken = true
+			// A failed write means the client hung up or stopped reading; in
+			// both cases net/http cancels the request's context, which ends
+			// the turn.
+			if !s.send(buf.Bytes()) {
+				s.drop()
 			}
 			if !ping.Stop() {
 				select {
@@ -166,6 +231,10 @@ func (s *sseStream) write() {
 			empty := len(s.queue) == 0
 			s.mu.Unlock()
 			if empty {
+				// The last deadline stays: it bounds net/http's end of the
+				// response too (at once on a dead stream, which closes the
+				// connection), and net/http clears it before the connection
+				// serves its next request.
 				return
 			}
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/ailab/ai-lab/llm/openai"
 	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/store"
+	"github.com/ailab/ai-lab/store/sqlite"
 	"github.com/ailab/ai-lab/tools"
 )
 
@@ -64,7 +65,7 @@ func (c *countingTool) Run(ctx context.Context, args json.RawMessage) (any, erro
 
 // A faultStore is the real store with chosen writes made to fail or block.
 type faultStore struct {
-	*store.Store
+	*sqlite.Store
 	mu     sync.Mutex
 	saves  int
 	failAt map[string]int // method -> the call number (1-based) that fails
@@ -107,11 +108,11 @@ func (f *faultStore) StartExecution(ctx context.Context, st store.Start) error {
 	return f.Store.StartExecution(ctx, st)
 }
 
-func (f *faultStore) FinishExecution(ctx context.Context, e api.Execution, outcome string) error {
+func (f *faultStore) FinishExecution(ctx context.Context, o store.Owner, e api.Execution, outcome string) error {
 	if err := f.hit("FinishExecution"); err != nil {
 		return err
 	}
-	return f.Store.FinishExecution(ctx, e, outcome)
+	return f.Store.FinishExecution(ctx, o, e, outcome)
 }
 
 func (f *faultStore) Release(ctx context.Context, id string, o store.Owner) error {
@@ -127,7 +128,7 @@ type rig struct {
 	t     *testing.T
 	dir   string
 	cfg   *config.Config
-	db    *store.Store
+	db    *sqlite.Store
 	st    server.Store
 	srv   *server.Server
 	http  *httptest.Server
@@ -152,9 +153,9 @@ func rigConfig(t *testing.T, dir, preset, modelURL string) *config.Config {
 
 // newRig starts a server on dir's state with the given tools standing in for
 // the catalog tools of the same names, and wrap around the store.
-func newRig(t *testing.T, dir string, cfg *config.Config, models server.Models, wrap func(*store.Store) server.Store, fakes ...tools.Tool) *rig {
+func newRig(t *testing.T, dir string, cfg *config.Config, models server.Models, wrap func(*sqlite.Store) server.Store, fakes ...tools.Tool) *rig {
 	t.Helper()
-	db, err := store.Open(filepath.Join(dir, "state", server.DBFile))
+	db, err := sqlite.Open(filepath.Join(dir, "state", server.DBFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +290,7 @@ func TestAFailedSaveAfterTheRunNeverRunsTheCallTwice(t *testing.T) {
 			model := llmtest.NewProvider(t, writeFileCall("call_w"), citeResults(tc.answer))
 			fs := &faultStore{failAt: tc.failAt}
 			r := newRig(t, dir, rigConfig(t, dir, "strict", "http://127.0.0.1:9/v1"), server.Fixed(model),
-				func(db *store.Store) server.Store { fs.Store = db; return fs },
+				func(db *sqlite.Store) server.Store { fs.Store = db; return fs },
 				&countingTool{name: "write_file", runs: &runs})
 			var p api.TurnReply
 			r.call("POST", "/chat", api.ChatRequest{Message: "write notes"}, &p)
@@ -334,7 +335,7 @@ func TestAFailedStartRecordRunsNothing(t *testing.T) {
 	model := llmtest.NewProvider(t, writeFileCall("call_w"), citeResults("Wrote it"))
 	fs := &faultStore{failAt: map[string]int{"StartExecution": 1}}
 	r := newRig(t, dir, rigConfig(t, dir, "strict", "http://127.0.0.1:9/v1"), server.Fixed(model),
-		func(db *store.Store) server.Store { fs.Store = db; return fs },
+		func(db *sqlite.Store) server.Store { fs.Store = db; return fs },
 		&countingTool{name: "write_file", runs: &runs})
 	var p api.TurnReply
 	r.call("POST", "/chat", api.ChatRequest{Message: "write notes"}, &p)
@@ -640,7 +641,7 @@ func runFaultChild(t *testing.T, specJSON string) {
 	models := func(cfg *config.Config) llm.Provider {
 		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 30 * time.Second})
 	}
-	r := newRig(t, spec.Dir, cfg, models, func(db *store.Store) server.Store { fs.Store = db; return fs }, tool)
+	r := newRig(t, spec.Dir, cfg, models, func(db *sqlite.Store) server.Store { fs.Store = db; return fs }, tool)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

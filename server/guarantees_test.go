@@ -24,7 +24,7 @@ import (
 	"github.com/ailab/ai-lab/llm/llmtest"
 	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/server/verify"
-	"github.com/ailab/ai-lab/store"
+	"github.com/ailab/ai-lab/store/sqlite"
 	"github.com/ailab/ai-lab/tools"
 )
 
@@ -468,9 +468,9 @@ func TestAReplacedWorkspaceIsClosedWhenItsLastRequestEnds(t *testing.T) {
 }
 
 // newRigStore opens the database of a rig-style server in dir.
-func newRigStore(t *testing.T, dir string) *store.Store {
+func newRigStore(t *testing.T, dir string) *sqlite.Store {
 	t.Helper()
-	db, err := store.Open(filepath.Join(dir, "state", server.DBFile))
+	db, err := sqlite.Open(filepath.Join(dir, "state", server.DBFile))
 	if err != nil {
 		t.Fatal(err)
 	}

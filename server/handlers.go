@@ -25,7 +25,7 @@ import (
 )
 
 func (s *Server) health(c *gin.Context) {
-	c.JSON(http.StatusOK, api.Health{Status: "ok", Version: Version, Model: s.model().Model()})
+	c.JSON(http.StatusOK, api.Health{Status: "ok", Version: Version, Model: s.model().Model(), ModelStatus: s.modelStatus()})
 }
 
 // chat starts a user turn: POST /chat. The turn ends when the client goes away:
@@ -305,8 +305,8 @@ func (s *Server) answerStream(c *gin.Context, r *turnRun, decisions map[string]a
 	switch {
 	case err != nil:
 		_, b := body(err)
-		if store.Damaged(err) {
-			b.Error.Message = store.DamagedAdvice(s.dbPath)
+		if advice, ok := store.DamageAdvice(err); ok {
+			b.Error.Message = advice
 		}
 		if b.Error.Code == api.CodeInternal {
 			s.logger(c).Error("streamed turn failed", "err", err)

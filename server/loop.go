@@ -276,6 +276,8 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 				r.log.Error("saving after a model failure failed", "err", serr)
 			}
 			r.s.exportTrace(r.t.Trace)
+			// A streamed turn answers 200 before this; the log must say why it failed.
+			r.log.Warn("the turn failed: the model request failed", "err", err)
 			return api.TurnReply{}, failWith(ErrModel, err, "%s", err.Error())
 		}
 		calls, text := r.plan(&msg)
@@ -311,6 +313,11 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 			return api.TurnReply{}, err
 		}
 		r.append(msg)
+		if max := r.cfg.LLM.MaxToolCallsPerRound; max > 0 && len(calls) > max {
+			stop := fmt.Sprintf("the model asked for %d tool calls in one round, more than llm.max_tool_calls_per_round (%d), so none of them ran", len(calls), max)
+			r.refuse(calls, text, "not run: "+stop)
+			return r.finish("I stopped this turn: "+stop+"; ask for fewer things at once, or raise the limit.", nil)
+		}
 		if stop := r.repeated(calls); stop != "" {
 			r.refuse(calls, text, "not run: "+stop)
 			return r.finish("I stopped this turn: "+stop+".", nil)
@@ -734,7 +741,7 @@ func (r *turnRun) recorded(c plannedCall) (string, bool, error) {
 	if outcome == "" {
 		if rec.Error == "" {
 			rec.Error = store.Interrupted
-			if err := r.s.store.FinishExecution(r.bg, rec, ""); err != nil {
+			if err := r.s.store.FinishExecution(r.bg, r.s.owner, rec, ""); err != nil {
 				r.log.Warn("marking an interrupted run failed", "execution_id", rec.ExecutionID, "err", err)
 			}
 		}
@@ -838,7 +845,7 @@ func (r *turnRun) runTool(c plannedCall, decision, reason string) (string, error
 		content = string(b)
 		tc.Result = tracing.SafeResult(content)
 	}
-	if err := r.s.store.FinishExecution(r.bg, rec, content); err != nil {
+	if err := r.s.store.FinishExecution(r.bg, r.s.owner, rec, content); err != nil {
 		// The run happened; a resumed turn will report it as interrupted.
 		r.log.Error("recording the end of a run failed", "execution_id", id, "err", err)
 	}

@@ -82,8 +82,8 @@ func (s *Server) auth() gin.HandlerFunc {
 // fail writes err in the contract's shape and logs its cause.
 func (s *Server) fail(c *gin.Context, err error) {
 	status, b := body(err)
-	if store.Damaged(err) {
-		b.Error.Message = store.DamagedAdvice(s.dbPath)
+	if advice, ok := store.DamageAdvice(err); ok {
+		b.Error.Message = advice
 	}
 	if status >= 500 {
 		log := s.logger(c).With("code", b.Error.Code, "err", err)

@@ -6,7 +6,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/store"
@@ -29,38 +27,11 @@ var Version = "0.1.0"
 // maxBodyBytes bounds every request body.
 const maxBodyBytes = 1 << 20
 
-// A Store keeps sessions, pending approvals, the execution ledger and traces.
-// *store.Store implements it. Claims on a session (its lease) and on a call (its
-// ledger start record) are atomic in the database, so several servers may share it.
-type Store interface {
-	CreateSession(ctx context.Context, id, title string, at time.Time) error
-	Session(ctx context.Context, id string) (store.Session, error)
-	Sessions(ctx context.Context) ([]store.Session, error)
-	DeleteSession(ctx context.Context, id string) error
-	Messages(ctx context.Context, sessionID string) ([]json.RawMessage, error)
-	Pending(ctx context.Context, sessionID string) (json.RawMessage, error)
-
-	Acquire(ctx context.Context, sessionID string, owner store.Owner, now time.Time, term time.Duration) (store.Lease, error)
-	Renew(ctx context.Context, sessionID string, owner store.Owner, until time.Time) error
-	Release(ctx context.Context, sessionID string, owner store.Owner) error
-	Save(ctx context.Context, sv store.Save) (int64, error)
-
-	StartExecution(ctx context.Context, st store.Start) error
-	FinishExecution(ctx context.Context, e api.Execution, outcome string) error
-	CallOutcome(ctx context.Context, callKey string) (api.Execution, string, error)
-	Execution(ctx context.Context, id string) (api.Execution, error)
-	PruneExecutions(ctx context.Context, olderThan time.Time) (int, error)
-
-	AddGrant(ctx context.Context, sessionID string, g api.SessionGrant) (api.SessionGrant, error)
-	Grants(ctx context.Context, sessionID string) ([]api.SessionGrant, error)
-	RevokeGrant(ctx context.Context, sessionID, grantID string) error
-
-	Trace(ctx context.Context, id string) (api.Trace, error)
-	Traces(ctx context.Context, f store.TraceFilter) ([]api.Trace, error)
-	PruneTraces(ctx context.Context, olderThan time.Time, keep int) (int, error)
-}
-
-var _ Store = (*store.Store)(nil)
+// A Store keeps sessions, pending approvals, the execution ledger, grants and
+// traces: any store.Backend (store/sqlite is the one ai-server opens). Claims on
+// a session (its lease) and on a call (its ledger start record) are atomic in
+// the backend, so several servers may share it.
+type Store = store.Backend
 
 // A Toolbox builds the tool registry for a configuration. The server calls it again
 // when the configuration changes, so tools.workspace and web.* apply without
@@ -129,6 +100,8 @@ type Server struct {
 	// toolsGen counts changes of the outside tools (an MCP server came up,
 	// went down or changed its list), so the registry is rebuilt.
 	toolsGen atomic.Int64
+	// modelCheck is the last start-up check of the model endpoint (CheckModel).
+	modelCheck atomic.Pointer[modelCheck]
 }
 
 // ToolsChanged tells the server that the outside tools changed; the next
@@ -201,6 +174,10 @@ func (s *Server) SetConfig(cfg *config.Config) {
 		}
 	}
 	s.log.Info("configuration applied", "preset", cfg.Safety.Preset, "model", cfg.LLM.Model)
+	if prev != nil && prev.LLM.BaseURL != cfg.LLM.BaseURL || prev != nil && prev.LLM.Model != cfg.LLM.Model {
+		// A new endpoint or model is asked again, as at start.
+		go s.CheckModel(context.Background())
+	}
 	if wait := config.RestartRequired(s.started, cfg); len(wait) > 0 {
 		s.log.Warn("configuration changes that wait for a restart", "restart_required", wait)
 	}

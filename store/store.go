@@ -1,421 +1,254 @@
-// Package store keeps the durable state of ai-server in one SQLite file: sessions
-// with their messages and pending approvals, the execution ledger, and the call-chain
-// traces. It exists so that a server restarted between an approval request and the
-// user's decision still finishes the turn (CONTRACT section 4).
+// Package store is the contract between ai-server and its durable state:
+// sessions with their messages and pending approvals, session leases, the
+// execution ledger, session grants and the call-chain traces. It exists so that
+// a server restarted between an approval request and the user's decision still
+// finishes the turn (CONTRACT section 4), and so that several servers may share
+// one state without running a tool call twice.
 //
-// The store never interprets what it keeps: messages and pending approvals are the
-// server's own JSON, kept byte for byte. It must never import the server, call the
-// network, or decide policy (who may see what, what a preset allows); it only stores
-// and finds.
+// The package holds the domain types, the sentinel errors and the Backend
+// interface with the guarantees every implementation must keep; the
+// implementations live in subpackages (store/sqlite), and store/storetest is
+// the test suite each of them must pass. It must never import a database
+// driver or a backend, the server, or the network, and never decide policy
+// (who may see what, what a preset allows): it only says what is stored and
+// how it is found.
 //
-// Conventions shared by every table:
-//   - Times are stored as INTEGER unix milliseconds in UTC and come back as UTC
-//     time.Time values truncated to the millisecond, the precision of execution ids.
-//   - Tool arguments are stored as JSON text. Empty or null arguments are stored and
-//     returned as {} so that every API answer carries an object; arguments that are
-//     not valid JSON (a model can send those) are kept as a JSON string holding the
-//     raw text, so nothing is lost and every answer stays valid JSON.
+// Conventions every backend keeps:
+//   - Times come back as UTC time.Time values truncated to the millisecond, the
+//     precision of execution ids.
+//   - Messages and pending approvals are the server's own JSON, kept byte for
+//     byte.
+//   - Tool arguments are kept as JSON: empty or null arguments come back as {}
+//     so that every API answer carries an object, and arguments that are not
+//     valid JSON (a model can send those) come back as a JSON string holding the
+//     raw text, so nothing is lost and every answer stays valid JSON
+//     (ArgumentsJSON).
+//   - Errors about a missing record wrap ErrNotFound; errors about a damaged
+//     store wrap ErrDamaged and carry a DamageError with the advice. Callers
+//     test them with errors.Is and never look at a backend's own error codes.
 package store
 
 import (
+	"bytes"
 	"context"
-	"database/sql"
+	"encoding/json"
 	"errors"
-	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+	"github.com/ailab/ai-lab/api"
 )
 
-// ErrNotFound means the session, execution or trace asked for is not in the store.
-// Errors returned for a missing record wrap it, so test with errors.Is.
+// A Backend keeps ai-server's durable state. Implementations are safe for
+// concurrent use by many goroutines and by several processes sharing one state
+// (two ai-servers on one state_dir or one database): every guarantee below holds
+// across processes, not only within one.
+//
+// Guarantees about atomicity:
+//   - A session's lease has at most one holder at any time: of any number of
+//     concurrent Acquire calls for one session, at most one succeeds while the
+//     lease runs.
+//   - Save, StartExecution and FinishExecution take effect only while their
+//     owner holds the session's lease, checked in the same atomic step as the
+//     write; a writer that lost its lease changes nothing and gets ErrLeaseLost.
+//   - A call's start record is unique per call key: of any number of
+//     concurrent StartExecution calls with one key, at most one succeeds and
+//     the others get ErrCallStarted, so a call runs at most once.
+//   - Save writes everything it carries (messages, pending state, trace, lease
+//     release) or nothing, and a process killed after Save returned loses none
+//     of it.
+type Backend interface {
+	// CreateSession adds an empty session whose two times are at. Creating an
+	// id that exists is an error (not ErrNotFound) and changes nothing.
+	CreateSession(ctx context.Context, id, title string, at time.Time) error
+	// Session returns one session, or an error wrapping ErrNotFound.
+	Session(ctx context.Context, id string) (Session, error)
+	// Sessions returns every session, the most recently updated first (ties:
+	// the greater id first); an empty store gives an empty, non-nil slice.
+	Sessions(ctx context.Context) ([]Session, error)
+	// DeleteSession removes a session with its messages, pending state and
+	// grants, or returns an error wrapping ErrNotFound. Its ledger records and
+	// traces stay, for audit.
+	DeleteSession(ctx context.Context, id string) error
+	// Messages returns a session's messages in the order they were saved (an
+	// empty, non-nil slice for none), or an error wrapping ErrNotFound.
+	Messages(ctx context.Context, sessionID string) ([]json.RawMessage, error)
+	// Pending returns a session's pending state as Save stored it, nil when
+	// nothing waits, or an error wrapping ErrNotFound.
+	Pending(ctx context.Context, sessionID string) (json.RawMessage, error)
+
+	// Acquire takes a session's lease for owner until now+term in one atomic
+	// step, and returns the session's save count and pending state read in that
+	// same step. It fails with ErrBusy while another owner's lease runs (unless
+	// that owner is known to have ended, Owner.Gone), and with ErrNotFound for
+	// an unknown session. Taking over from an ended or expired owner marks that
+	// owner's unfinished runs of the session as Interrupted and sets TookOver.
+	Acquire(ctx context.Context, sessionID string, owner Owner, now time.Time, term time.Duration) (Lease, error)
+	// Renew moves the end of owner's lease to until, or fails with
+	// ErrLeaseLost when owner no longer holds it.
+	Renew(ctx context.Context, sessionID string, owner Owner, until time.Time) error
+	// Release gives up owner's lease. Releasing a lease owner does not hold is
+	// a no-op: it never frees another owner's lease.
+	Release(ctx context.Context, sessionID string, owner Owner) error
+	// Save writes one step of a turn atomically and returns the session's new
+	// save count; see Save for what it carries. An unknown session is an
+	// error wrapping ErrNotFound, a lost lease one wrapping ErrLeaseLost, and
+	// invalid JSON an error; all of them store nothing.
+	Save(ctx context.Context, sv Save) (int64, error)
+
+	// StartExecution commits a call's start record before the call runs
+	// (CONTRACT section 9). It fails with ErrCallStarted when the call key has
+	// a record already and with ErrLeaseLost when st.Owner does not hold the
+	// session's lease; in both cases nothing is written and the call must not
+	// run.
+	StartExecution(ctx context.Context, st Start) error
+	// FinishExecution records how a started run ended: e's duration, whether it
+	// completed, its error, and outcome, the tool message the model got. It
+	// fails with ErrLeaseLost, changing nothing, when owner no longer holds the
+	// lease of the run's session, and with ErrNotFound when the run never
+	// started.
+	FinishExecution(ctx context.Context, owner Owner, e api.Execution, outcome string) error
+	// CallOutcome returns the record of the call named callKey and its recorded
+	// outcome ("" when the run never recorded an end), or an error wrapping
+	// ErrNotFound when the call never started.
+	CallOutcome(ctx context.Context, callKey string) (api.Execution, string, error)
+	// Execution returns the record of one run, or an error wrapping ErrNotFound.
+	Execution(ctx context.Context, id string) (api.Execution, error)
+	// PruneExecutions deletes the records of runs started before olderThan,
+	// except those of sessions with a pending state (a paused turn may still
+	// consult them), and reports how many went.
+	PruneExecutions(ctx context.Context, olderThan time.Time) (int, error)
+
+	// AddGrant stores a session grant and returns the grant in force: one per
+	// session, tool and pattern, so adding the same tool and pattern again
+	// returns the first grant unchanged. An unknown session is an error
+	// wrapping ErrNotFound.
+	AddGrant(ctx context.Context, sessionID string, g api.SessionGrant) (api.SessionGrant, error)
+	// Grants lists a session's grants, oldest first (an empty, non-nil slice
+	// for none).
+	Grants(ctx context.Context, sessionID string) ([]api.SessionGrant, error)
+	// RevokeGrant deletes one grant of a session, or returns an error wrapping
+	// ErrNotFound when the session has no such grant.
+	RevokeGrant(ctx context.Context, sessionID, grantID string) error
+
+	// Trace returns one call chain with its calls in call order, or an error
+	// wrapping ErrNotFound.
+	Trace(ctx context.Context, id string) (api.Trace, error)
+	// Traces returns the chains that match every set field of f, with their
+	// calls, the most recently started first (ties: the greater id first).
+	Traces(ctx context.Context, f TraceFilter) ([]api.Trace, error)
+	// PruneTraces deletes the chains started before olderThan and those beyond
+	// the newest keep, with their calls, and reports how many chains went. A
+	// zero olderThan keeps chains of any age; keep <= 0 keeps any number.
+	PruneTraces(ctx context.Context, olderThan time.Time, keep int) (int, error)
+}
+
+// ErrNotFound means the session, execution, grant or trace asked for is not in
+// the store. Errors returned for a missing record wrap it, so test with
+// errors.Is.
 var ErrNotFound = errors.New("not found in the state database")
 
-// A Store is the SQLite state database. It is safe for concurrent use by many
-// goroutines.
-//
-// Writes go through a pool of exactly one connection, so writers of this process
-// queue in Go instead of racing for SQLite's write lock (which would surface as
-// "database is locked"); reads use a separate pool and, thanks to WAL mode, never
-// wait for writers.
-type Store struct {
-	path  string
-	write *sql.DB
-	read  *sql.DB
-	ckpt  *sql.DB // the checkpointer's connection
-	fresh bool
-
-	stopCkpt  chan struct{}
-	ckptDone  chan struct{}
-	closeOnce sync.Once
-
-	stmts statements
-}
-
-// busyTimeoutMS bounds how long a connection waits for a lock held by another
-// process on the same file (two servers pointed at one state_dir) before failing.
-const busyTimeoutMS = 5000
-
-// Open opens the state database at path, creating its parent directory (mode 0700)
-// and the file (mode 0600) when they do not exist, and brings its schema up to date.
-func Open(path string) (*Store, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot resolve the state database path %q: %w", path, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("cannot create the state directory %s: %w; check server.state_dir", filepath.Dir(abs), err)
-	}
-	// SQLite would create the file with the umask's mode; conversations are private,
-	// so create it first with 0600 (SQLite gives the -wal and -shm files the same mode).
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the state database %s: %w; check server.state_dir", abs, err)
-	}
-	f.Close()
-
-	// synchronous=NORMAL is durable against a killed process in WAL mode (only a power
-	// loss can drop the last commits), and much faster than FULL.
-	write, err := sql.Open("sqlite", dsn(abs, url.Values{
-		"_pragma": {
-			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS),
-			"journal_mode(WAL)",
-			"synchronous(NORMAL)",
-			"foreign_keys(1)",
-			// Checkpoints (which fsync) run on their own connection in the
-			// background, not inside some request's commit: see checkpoints.
-			"wal_autocheckpoint(0)",
-		},
-		"_txlock": {"immediate"},
-	}))
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
-	}
-	write.SetMaxOpenConns(1)
-	write.SetMaxIdleConns(1)
-	write.SetConnMaxLifetime(0)
-	write.SetConnMaxIdleTime(0)
-	if err := quickCheck(context.Background(), write); err != nil {
-		write.Close()
-		return nil, damagedError(abs, err)
-	}
-	fresh, err := migrate(context.Background(), write)
-	if err != nil {
-		write.Close()
-		if Damaged(err) {
-			return nil, damagedError(abs, err)
-		}
-		return nil, fmt.Errorf("cannot prepare the state database %s: %w", abs, err)
-	}
-
-	read, err := sql.Open("sqlite", dsn(abs, url.Values{
-		"_pragma": {
-			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS),
-			"foreign_keys(1)",
-			"query_only(1)",
-		},
-	}))
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
-	}
-	readers := max(4, runtime.GOMAXPROCS(0))
-	read.SetMaxOpenConns(readers)
-	read.SetMaxIdleConns(readers)
-	if err := read.Ping(); err != nil {
-		write.Close()
-		read.Close()
-		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
-	}
-	ckpt, err := sql.Open("sqlite", dsn(abs, url.Values{"_pragma": {fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS)}}))
-	if err != nil {
-		write.Close()
-		read.Close()
-		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
-	}
-	ckpt.SetMaxOpenConns(1)
-	st := &Store{path: abs, write: write, read: read, ckpt: ckpt, fresh: fresh, stopCkpt: make(chan struct{}), ckptDone: make(chan struct{})}
-	if err := st.prepare(); err != nil {
-		close(st.ckptDone)
-		st.Close()
-		return nil, fmt.Errorf("cannot prepare the state database %s: %w", abs, err)
-	}
-	go st.checkpoints(checkpointEvery)
-	return st, nil
-}
-
-// checkpointEvery is how often the WAL is copied back into the database.
-const checkpointEvery = time.Second
-
-// checkpoints copies the WAL into the database file now and then, on its own
-// connection. SQLite's automatic checkpoint would run inside whichever commit
-// crossed the threshold and fsync there, holding the one write connection (and
-// every turn waiting for it) for as long as a busy disk takes. A PASSIVE
-// checkpoint never waits for readers or writers.
-func (s *Store) checkpoints(every time.Duration) {
-	defer close(s.ckptDone)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stopCkpt:
-			return
-		case <-t.C:
-			_, _ = s.ckpt.Exec("PRAGMA wal_checkpoint(PASSIVE)")
-		}
-	}
-}
-
-// Path is the database file's absolute path.
-func (s *Store) Path() string { return s.path }
-
-// Fresh reports whether this Open created the schema: the file was new or
-// empty. A caller that expected earlier state (a token file from an earlier
-// start) warns, because a lost or truncated database looks exactly like this.
-func (s *Store) Fresh() bool { return s.fresh }
-
-// quickCheck runs SQLite's quick integrity check, which reads every page but
-// skips the index cross-checks of a full integrity_check, so a damaged file is
-// found at start rather than as a failed request later.
-func quickCheck(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, "PRAGMA quick_check(5)")
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var problems []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return err
-		}
-		if line != "ok" {
-			problems = append(problems, line)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s", ErrDamaged, strings.Join(problems, "; "))
-	}
-	return nil
-}
-
-// ErrDamaged means the database file is not a usable SQLite database: not one
-// at all, or one with damaged pages. Test an error with Damaged, which also
-// recognizes SQLite's own codes inside errors that do not wrap ErrDamaged.
+// ErrDamaged means the stored state cannot be read as it should: the file or
+// database is damaged or is not ai-server's. A backend returns it inside a
+// DamageError, whose message says what to do; a server stops using the store
+// and shows that sentence.
 var ErrDamaged = errors.New("the state database is damaged")
 
-// SQLite's primary result codes for a damaged file.
+// A DamageError is an ErrDamaged with the sentence that tells a person what to
+// do about it.
+type DamageError struct {
+	// Advice is a full sentence naming the damaged store and how to recover.
+	Advice string
+	// Err is the backend's own error, kept for logs.
+	Err error
+}
+
+// Error is the advice followed by the backend's error in parentheses.
+func (e *DamageError) Error() string {
+	if e.Err == nil {
+		return e.Advice
+	}
+	return e.Advice + " (" + e.Err.Error() + ")"
+}
+
+// Unwrap makes errors.Is(err, ErrDamaged) true and keeps the backend's error
+// reachable.
+func (e *DamageError) Unwrap() []error { return []error{ErrDamaged, e.Err} }
+
+// DamageAdvice returns the advice of the DamageError inside err, and whether
+// there is one.
+func DamageAdvice(err error) (string, bool) {
+	var d *DamageError
+	if errors.As(err, &d) {
+		return d.Advice, true
+	}
+	return "", false
+}
+
+// A Session is one conversation as the store knows it. Its title is set once, at
+// creation.
+type Session struct {
+	ID              string
+	Title           string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	PendingApproval bool // a turn waits for the user's decisions
+}
+
+// A Save is one step of a turn: everything it changes is written in one
+// atomic step, so after a crash either all of it is stored or none.
+type Save struct {
+	SessionID string
+	// Owner is the lease holder making the save; the save is refused with
+	// ErrLeaseLost when it no longer holds the lease. Empty: a writer without a
+	// lease, refused while any owner's lease runs.
+	Owner    Owner
+	Messages []json.RawMessage // appended in order; each must be valid JSON
+	Pending  json.RawMessage   // the session's pending state; nil or JSON null clears it
+	At       time.Time         // the session's updated_at
+	// Trace, when set, is the turn's call chain: its row is upserted and its
+	// calls from TraceFrom on are appended (the earlier ones were saved before).
+	Trace     *api.Trace
+	TraceFrom int
+	// Release gives up Owner's lease with this save (the request ends).
+	Release bool
+}
+
+// A Start is the ledger's start record of one call, written before it runs.
+type Start struct {
+	Execution api.Execution // ExecutionID, ToolName, Arguments, SessionID, StartedAt, Decision, Reason
+	// CallKey names the call within its turn (trace, round and tool_call_id); a
+	// second start of the same key is refused with ErrCallStarted.
+	CallKey string
+	Owner   Owner // must hold the session's lease
+}
+
+// Bounds of TraceFilter.Limit.
 const (
-	sqliteCorrupt = 11 // SQLITE_CORRUPT
-	sqliteNotADB  = 26 // SQLITE_NOTADB
+	DefaultTraceLimit = 50
+	MaxTraceLimit     = 500
 )
 
-// Damaged reports whether err comes from a damaged or foreign database file.
-func Damaged(err error) bool {
-	if errors.Is(err, ErrDamaged) {
-		return true
-	}
-	code := sqliteCode(err)
-	return code == sqliteCorrupt || code == sqliteNotADB
+// A TraceFilter selects call chains for Traces. Zero fields do not filter.
+type TraceFilter struct {
+	Tool        string        // chains with at least one call of this tool
+	Since       time.Time     // chains started at or after Since
+	Until       time.Time     // chains started before Until
+	MinDuration time.Duration // chains that lasted at least this long, rounded up to whole milliseconds
+	FailedOnly  bool          // chains that did not succeed
+	Limit       int           // at most this many chains: DefaultTraceLimit when <= 0, clamped to MaxTraceLimit
 }
 
-// DamagedAdvice is the sentence that tells a person what to do about a damaged
-// state database at path.
-func DamagedAdvice(path string) string {
-	return fmt.Sprintf("the state database %s is damaged or is not an SQLite database: stop ai-server, move it aside (mv %s %s.damaged) and start again with an empty one, or point server.state_dir at another folder; what it held can sometimes be recovered with `sqlite3 %s.damaged .recover`", path, path, path, path)
-}
-
-func damagedError(path string, err error) error {
-	return fmt.Errorf("%s (%w)", DamagedAdvice(path), err)
-}
-
-// sqliteCode returns the primary SQLite result code inside err, 0 when none.
-func sqliteCode(err error) int {
-	var coded interface{ Code() int }
-	if errors.As(err, &coded) {
-		return coded.Code() & 0xff // extended codes keep the primary in the low byte
-	}
-	return 0
-}
-
-// dsn builds a file: URI so that any byte of the path ('?', '#', '%') is escaped
-// instead of being taken for the start of the driver's parameters.
-func dsn(abs string, params url.Values) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: params.Encode()}
-	return u.String()
-}
-
-// Close closes the database; pending writes have already been committed, so a
-// Close after the last call loses nothing.
-func (s *Store) Close() error {
-	s.closeOnce.Do(func() { close(s.stopCkpt) })
-	<-s.ckptDone
-	return errors.Join(s.stmts.close(), s.read.Close(), s.ckpt.Close(), s.write.Close())
-}
-
-// migrations are the schema steps in order; PRAGMA user_version counts how many a
-// database has applied. Append new steps, never edit a released one.
-var migrations = []string{
-	// 1: sessions, messages, pending approvals, the execution ledger and traces.
-	`
-CREATE TABLE sessions (
-	id         TEXT PRIMARY KEY,
-	title      TEXT NOT NULL,
-	created_at INTEGER NOT NULL,
-	updated_at INTEGER NOT NULL,
-	pending    TEXT -- the server's pending-approval JSON; NULL when nothing waits
-);
-CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, id DESC);
-
-CREATE TABLE messages (
-	id         INTEGER PRIMARY KEY, -- grows with every append, so it is the append order
-	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-	body       TEXT NOT NULL
-);
-CREATE INDEX messages_by_session ON messages (session_id, id);
-
--- No foreign key to sessions: the ledger and traces outlive a deleted session (audit).
-CREATE TABLE executions (
-	execution_id TEXT PRIMARY KEY,
-	tool_name    TEXT NOT NULL,
-	arguments    TEXT NOT NULL,
-	session_id   TEXT NOT NULL,
-	started_at   INTEGER NOT NULL,
-	duration_ms  INTEGER NOT NULL,
-	completed    INTEGER NOT NULL,
-	error        TEXT NOT NULL
-);
-CREATE INDEX executions_by_session ON executions (session_id, started_at);
-
-CREATE TABLE traces (
-	trace_id    TEXT PRIMARY KEY,
-	session_id  TEXT NOT NULL,
-	started_at  INTEGER NOT NULL,
-	duration_ms INTEGER NOT NULL,
-	success     INTEGER NOT NULL
-);
-CREATE INDEX traces_by_started ON traces (started_at DESC, trace_id DESC);
-CREATE INDEX traces_by_duration ON traces (duration_ms, started_at);
-CREATE INDEX traces_by_success ON traces (success, started_at DESC);
-CREATE INDEX traces_by_session ON traces (session_id, started_at);
-
-CREATE TABLE trace_calls (
-	trace_id     TEXT NOT NULL REFERENCES traces (trace_id) ON DELETE CASCADE,
-	seq          INTEGER NOT NULL, -- call order within the chain
-	call_id      TEXT NOT NULL,
-	parent_id    TEXT NOT NULL,
-	kind         TEXT NOT NULL,
-	tool_name    TEXT NOT NULL,
-	execution_id TEXT NOT NULL,
-	arguments    TEXT NOT NULL,
-	started_at   INTEGER NOT NULL,
-	duration_ms  INTEGER NOT NULL,
-	success      INTEGER NOT NULL,
-	error        TEXT NOT NULL,
-	result       TEXT NOT NULL,
-	PRIMARY KEY (trace_id, seq)
-) WITHOUT ROWID;
-
--- One row per tool a chain called, carrying the chain's start: GET /traces?tool=
--- walks this key newest first and stops at the limit, whether the tool is common
--- or rare (an index on trace_calls alone makes one of the two cases a full scan).
-CREATE TABLE trace_tools (
-	tool_name  TEXT NOT NULL,
-	started_at INTEGER NOT NULL,
-	trace_id   TEXT NOT NULL REFERENCES traces (trace_id) ON DELETE CASCADE,
-	PRIMARY KEY (tool_name, started_at, trace_id)
-) WITHOUT ROWID;
-CREATE INDEX trace_tools_by_trace ON trace_tools (trace_id);
-`,
-	// 2: at-most-once runs. A session's lease (owner and expiry) makes claiming a
-	// turn atomic across processes; version counts its saves. A ledger record names
-	// the call it ran (trace, round and tool_call_id: unique, so one call can start
-	// only once), who decided it, and the tool message the model got, so a resumed
-	// turn reports the recorded outcome instead of running the call again.
-	`
-ALTER TABLE sessions ADD COLUMN lease_owner TEXT;
-ALTER TABLE sessions ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE executions ADD COLUMN call_key TEXT;
-ALTER TABLE executions ADD COLUMN decision TEXT NOT NULL DEFAULT '';
-ALTER TABLE executions ADD COLUMN outcome TEXT;
-CREATE UNIQUE INDEX executions_by_call ON executions (call_key) WHERE call_key IS NOT NULL;
-CREATE INDEX executions_by_started ON executions (started_at);
-`,
-	// 3: session grants (CONTRACT section 11): later calls of a tool whose
-	// argument matches the pattern run without asking, in that session only.
-	`
-CREATE TABLE grants (
-	grant_id   TEXT PRIMARY KEY,
-	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-	tool_name  TEXT NOT NULL,
-	pattern    TEXT NOT NULL,
-	created_at INTEGER NOT NULL
-);
-CREATE UNIQUE INDEX grants_by_session ON grants (session_id, tool_name, pattern);
-`,
-	// 4: the approval policy's reason beside its decision ("rule 2 in
-	// config.yaml: allow write_file in notes/").
-	`
-ALTER TABLE executions ADD COLUMN reason TEXT NOT NULL DEFAULT '';
-`,
-}
-
-// migrate applies the migrations a database has not seen yet, each in its own
-// transaction together with the user_version bump, so a crash never leaves a
-// half-applied step behind.
-// It reports whether the database had no schema at all (fresh).
-func migrate(ctx context.Context, db *sql.DB) (fresh bool, err error) {
-	for {
-		version, done, err := migrateOne(ctx, db)
-		switch {
-		case err != nil:
-			return false, err
-		case done:
-			return fresh, nil
-		case version == 0:
-			fresh = true
-		}
-	}
-}
-
-// migrateOne applies the next step; version is the schema version it found.
-func migrateOne(ctx context.Context, db *sql.DB) (version int, done bool, err error) {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, false, err
-	}
-	defer tx.Rollback()
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return 0, false, err
-	}
+// ArgumentsJSON is the stored form of tool arguments (see the package doc):
+// valid JSON without its surrounding space, {} for empty or null arguments,
+// and anything else as a JSON string holding the raw text.
+func ArgumentsJSON(raw json.RawMessage) string {
+	trimmed := bytes.TrimSpace(raw)
 	switch {
-	case version > len(migrations):
-		return version, false, fmt.Errorf("its schema version is %d but this ai-server knows only up to %d; run a newer ai-server or point server.state_dir elsewhere", version, len(migrations))
-	case version == len(migrations):
-		return version, true, nil
+	case len(trimmed) == 0, string(trimmed) == "null":
+		return "{}"
+	case json.Valid(trimmed):
+		return string(trimmed)
 	}
-	if _, err := tx.ExecContext(ctx, migrations[version]); err != nil {
-		return version, false, fmt.Errorf("schema step %d: %w", version+1, err)
-	}
-	// PRAGMA takes no bound parameters; version is our own integer.
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version+1)); err != nil {
-		return version, false, err
-	}
-	return version, false, tx.Commit()
+	quoted, _ := json.Marshal(string(raw)) // a string never fails to marshal
+	return string(quoted)
 }
-
-// millis is how a time is stored.
-func millis(t time.Time) int64 { return t.UnixMilli() }
-
-// fromMillis is how a stored time comes back.
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -104,7 +104,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--addr"}, []string{"--addr needs a value", "see ai-server --help"}},
 		{[]string{"--demo=maybe"}, []string{`--demo is on or off`, `"maybe"`}},
 		{[]string{"serach", "go"}, []string{`unexpected argument "serach"`, "did you mean search?", "ai-server --help"}},
-		{[]string{"frobnicate"}, []string{`unexpected argument "frobnicate"`, "preset, sanitize, search, read or mcp", "see ai-server --help"}},
+		{[]string{"frobnicate"}, []string{`unexpected argument "frobnicate"`, "preset, sanitize, search, read, policy or mcp", "see ai-server --help"}},
 		{[]string{"serve"}, []string{`unexpected argument "serve"`, "leave it out"}},
 		{[]string{"--demo", "search", "go"}, []string{`unexpected argument "search"`, "a command comes before any flag"}},
 		{[]string{"help", "nope"}, []string{`unknown command "nope"`, "see ai-server --help"}},

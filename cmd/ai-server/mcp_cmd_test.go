@@ -142,7 +142,7 @@ func TestMCPListShowsEachServerItsStatusAndTools(t *testing.T) {
 	if code != exitFailure {
 		t.Errorf("exit %d with a server down, want %d", code, exitFailure)
 	}
-	for _, want := range []string{"echo (mcp:echo): ready\n", "  echo__echo  (runs without asking)\n", "gone (mcp:gone): failed: "} {
+	for _, want := range []string{"echo (mcp:echo): ready\n", "  echo__echo  (run: MCP server echo has approval: never)\n", "gone (mcp:gone): failed: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s%s", want, out, stderr.String())
 		}

@@ -82,6 +82,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
+	// Asked in the background: a slow endpoint must not hold the start.
+	go app.CheckModel(ctx)
 	if err := app.Serve(ctx, ln, 30*time.Second); err != nil {
 		fmt.Fprintf(stderr, "ai-server: %v\n", err)
 		return exitFailure

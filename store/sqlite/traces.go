@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -10,27 +10,16 @@ import (
 	"time"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/store"
 )
 
-// Bounds of TraceFilter.Limit.
-const (
-	DefaultTraceLimit = 50
-	MaxTraceLimit     = 500
-)
-
-// A TraceFilter selects call chains for Traces. Zero fields do not filter.
-type TraceFilter struct {
-	Tool        string        // chains with at least one call of this tool
-	Since       time.Time     // chains started at or after Since
-	Until       time.Time     // chains started before Until
-	MinDuration time.Duration // chains that lasted at least this long
-	FailedOnly  bool          // chains that did not succeed
-	Limit       int           // at most this many chains: DefaultTraceLimit when <= 0, clamped to MaxTraceLimit
-}
-
-// SaveTrace inserts a call chain or updates the one with the same trace id,
-// calls included, in one transaction.
-func (s *Store) SaveTrace(ctx context.Context, t api.Trace) error {
+// saveTrace inserts a call chain or updates the one with the same trace id,
+// calls included, in one transaction. It is not part of store.Backend (the
+// server saves chains with the turn's Save); it fills the database in tests
+// and benchmarks.
+func (s *Store) saveTrace(ctx context.Context, t api.Trace) (err error) {
+	defer s.settle(&err)
+	defer s.wrote()
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
@@ -71,7 +60,7 @@ func (s *Store) appendTrace(ctx context.Context, tx *sql.Tx, t api.Trace, from i
 	for i := from; i < len(t.Calls); i++ {
 		c := t.Calls[i]
 		if _, err := call.ExecContext(ctx, t.TraceID, i, c.CallID, c.ParentID, c.Kind, c.ToolName,
-			c.ExecutionID, argumentsText(c.Arguments), millis(c.StartedAt), c.DurationMS,
+			c.ExecutionID, store.ArgumentsJSON(c.Arguments), millis(c.StartedAt), c.DurationMS,
 			c.Success, c.Error, c.Result); err != nil {
 			return fmt.Errorf("call %s: %w", c.CallID, err)
 		}
@@ -87,8 +76,9 @@ func (s *Store) appendTrace(ctx context.Context, tx *sql.Tx, t api.Trace, from i
 const traceColumns = `t.trace_id, t.session_id, t.started_at, t.duration_ms, t.success`
 
 // Trace returns one call chain with its calls in call order, or an error wrapping
-// ErrNotFound.
-func (s *Store) Trace(ctx context.Context, id string) (api.Trace, error) {
+// store.ErrNotFound.
+func (s *Store) Trace(ctx context.Context, id string) (_ api.Trace, err error) {
+	defer s.settle(&err)
 	tx, err := s.read.BeginTx(ctx, nil)
 	if err != nil {
 		return api.Trace{}, fmt.Errorf("read trace %s: %w", id, err)
@@ -96,7 +86,7 @@ func (s *Store) Trace(ctx context.Context, id string) (api.Trace, error) {
 	defer tx.Rollback()
 	t, err := scanTrace(tx.QueryRowContext(ctx, `SELECT `+traceColumns+` FROM traces t WHERE t.trace_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return api.Trace{}, fmt.Errorf("trace %s: %w", id, ErrNotFound)
+		return api.Trace{}, fmt.Errorf("trace %s: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
 		return api.Trace{}, fmt.Errorf("read trace %s: %w", id, err)
@@ -110,7 +100,8 @@ func (s *Store) Trace(ctx context.Context, id string) (api.Trace, error) {
 
 // Traces returns the call chains that match every set field of f, with their calls,
 // the most recently started first.
-func (s *Store) Traces(ctx context.Context, f TraceFilter) ([]api.Trace, error) {
+func (s *Store) Traces(ctx context.Context, f store.TraceFilter) (_ []api.Trace, err error) {
+	defer s.settle(&err)
 	// With a tool, the chains come from trace_tools in its key order; CROSS JOIN
 	// keeps SQLite from driving the loop from traces instead.
 	from, started, id := `traces t`, `t.started_at`, `t.trace_id`
@@ -139,9 +130,9 @@ func (s *Store) Traces(ctx context.Context, f TraceFilter) ([]api.Trace, error) 
 	}
 	limit := f.Limit
 	if limit <= 0 {
-		limit = DefaultTraceLimit
+		limit = store.DefaultTraceLimit
 	}
-	limit = min(limit, MaxTraceLimit)
+	limit = min(limit, store.MaxTraceLimit)
 	args = append(args, limit)
 
 	query := `SELECT ` + traceColumns + ` FROM ` + from
@@ -200,7 +191,7 @@ func loadCalls(ctx context.Context, tx *sql.Tx, chains []api.Trace) error {
 		index[t.TraceID] = i
 		args[i] = t.TraceID
 	}
-	// At most MaxTraceLimit placeholders, far below SQLite's limit on bound variables.
+	// At most store.MaxTraceLimit placeholders, far below SQLite's limit on bound variables.
 	rows, err := tx.QueryContext(ctx, `
 SELECT trace_id, call_id, parent_id, kind, tool_name, execution_id, arguments,
 	started_at, duration_ms, success, error, result
@@ -229,7 +220,9 @@ ORDER BY trace_id, seq`, args...)
 // PruneTraces deletes the chains started before olderThan and those beyond the
 // newest keep, with their calls, and reports how many chains went. A zero olderThan
 // keeps chains of any age; keep <= 0 keeps any number.
-func (s *Store) PruneTraces(ctx context.Context, olderThan time.Time, keep int) (int, error) {
+func (s *Store) PruneTraces(ctx context.Context, olderThan time.Time, keep int) (_ int, err error) {
+	defer s.settle(&err)
+	defer s.wrote()
 	var where []string
 	var args []any
 	if !olderThan.IsZero() {

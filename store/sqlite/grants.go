@@ -1,19 +1,22 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/store"
 )
 
 // AddGrant stores a session grant, or does nothing when the session already
 // has the same tool and pattern granted; it returns the grant in force. An
-// unknown session is an error wrapping ErrNotFound.
-func (s *Store) AddGrant(ctx context.Context, sessionID string, g api.SessionGrant) (api.SessionGrant, error) {
+// unknown session is an error wrapping store.ErrNotFound.
+func (s *Store) AddGrant(ctx context.Context, sessionID string, g api.SessionGrant) (_ api.SessionGrant, err error) {
+	defer s.settle(&err)
+	defer s.wrote()
 	var one int
 	if err := s.read.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one); err != nil {
-		return api.SessionGrant{}, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+		return api.SessionGrant{}, fmt.Errorf("session %s: %w", sessionID, store.ErrNotFound)
 	}
 	if _, err := s.write.ExecContext(ctx, `
 INSERT INTO grants (grant_id, session_id, tool_name, pattern, created_at) VALUES (?, ?, ?, ?, ?)
@@ -22,7 +25,7 @@ ON CONFLICT (session_id, tool_name, pattern) DO NOTHING`,
 		return api.SessionGrant{}, fmt.Errorf("grant %s on session %s: %w", g.ToolName, sessionID, err)
 	}
 	var created int64
-	err := s.read.QueryRowContext(ctx, `SELECT grant_id, created_at FROM grants WHERE session_id = ? AND tool_name = ? AND pattern = ?`,
+	err = s.read.QueryRowContext(ctx, `SELECT grant_id, created_at FROM grants WHERE session_id = ? AND tool_name = ? AND pattern = ?`,
 		sessionID, g.ToolName, g.Pattern).Scan(&g.GrantID, &created)
 	if err != nil {
 		return api.SessionGrant{}, fmt.Errorf("grant %s on session %s: %w", g.ToolName, sessionID, err)
@@ -32,7 +35,8 @@ ON CONFLICT (session_id, tool_name, pattern) DO NOTHING`,
 }
 
 // Grants lists a session's grants, oldest first.
-func (s *Store) Grants(ctx context.Context, sessionID string) ([]api.SessionGrant, error) {
+func (s *Store) Grants(ctx context.Context, sessionID string) (_ []api.SessionGrant, err error) {
+	defer s.settle(&err)
 	rows, err := s.read.QueryContext(ctx, `SELECT grant_id, tool_name, pattern, created_at FROM grants WHERE session_id = ? ORDER BY created_at, grant_id`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("list the grants of session %s: %w", sessionID, err)
@@ -52,14 +56,16 @@ func (s *Store) Grants(ctx context.Context, sessionID string) ([]api.SessionGran
 }
 
 // RevokeGrant deletes one grant of a session, or returns an error wrapping
-// ErrNotFound when the session has no such grant.
-func (s *Store) RevokeGrant(ctx context.Context, sessionID, grantID string) error {
+// store.ErrNotFound when the session has no such grant.
+func (s *Store) RevokeGrant(ctx context.Context, sessionID, grantID string) (err error) {
+	defer s.settle(&err)
+	defer s.wrote()
 	res, err := s.write.ExecContext(ctx, `DELETE FROM grants WHERE session_id = ? AND grant_id = ?`, sessionID, grantID)
 	if err != nil {
 		return fmt.Errorf("revoke grant %s: %w", grantID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("grant %s of session %s: %w", grantID, sessionID, ErrNotFound)
+		return fmt.Errorf("grant %s of session %s: %w", grantID, sessionID, store.ErrNotFound)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"database/sql"
@@ -8,7 +8,6 @@ import (
 // statements are the writes of every turn, prepared once at Open: parsing them
 // for each use was a measurable share of a model round.
 type statements struct {
-	recordExecution *sql.Stmt
 	startExecution  *sql.Stmt
 	finishExecution *sql.Stmt
 	leaseOf         *sql.Stmt
@@ -33,7 +32,6 @@ func (st *statements) each() []struct {
 		query string
 	}
 	return []pair{
-		{&st.recordExecution, recordExecutionSQL},
 		{&st.startExecution, statementSQL["startExecution"]},
 		{&st.finishExecution, statementSQL["finishExecution"]},
 		{&st.leaseOf, statementSQL["leaseOf"]},
@@ -57,8 +55,12 @@ var statementSQL = map[string]string{
 INSERT INTO executions (execution_id, tool_name, arguments, session_id, started_at, duration_ms, completed, error, call_key, decision, reason)
 SELECT ?1, ?2, ?3, ?4, ?5, 0, 0, '', ?6, ?7, ?9
 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?4 AND lease_owner = ?8)`,
+	// The end record, like the start, is written only while owner (?6) holds
+	// the lease of the run's session: a process that lost it cannot overwrite
+	// the outcome the new holder recorded.
 	"finishExecution": `
-UPDATE executions SET duration_ms = ?2, completed = ?3, error = ?4, outcome = ?5 WHERE execution_id = ?1`,
+UPDATE executions SET duration_ms = ?2, completed = ?3, error = ?4, outcome = ?5
+WHERE execution_id = ?1 AND EXISTS (SELECT 1 FROM sessions WHERE id = executions.session_id AND lease_owner = ?6)`,
 	"leaseOf":      `SELECT lease_owner, lease_until, version, pending FROM sessions WHERE id = ?`,
 	"takeLease":    `UPDATE sessions SET lease_owner = ?1, lease_until = ?2 WHERE id = ?3`,
 	"renewLease":   `UPDATE sessions SET lease_until = ?1 WHERE id = ?2 AND lease_owner = ?3`,

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,22 +8,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/store"
 )
-
-// A Session is one conversation as the store knows it. Its title is set once, at
-// creation.
-type Session struct {
-	ID              string
-	Title           string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	PendingApproval bool // a turn waits for the user's decisions
-}
 
 // CreateSession adds an empty session; both of its times are at. Creating an id
 // that already exists is an error.
-func (s *Store) CreateSession(ctx context.Context, id, title string, at time.Time) error {
+func (s *Store) CreateSession(ctx context.Context, id, title string, at time.Time) (err error) {
+	defer s.settle(&err)
+	defer s.wrote()
 	res, err := s.write.ExecContext(ctx,
 		`INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)
 		 ON CONFLICT (id) DO NOTHING`,
@@ -39,22 +31,24 @@ func (s *Store) CreateSession(ctx context.Context, id, title string, at time.Tim
 	return nil
 }
 
-// Session returns the session id, or an error wrapping ErrNotFound.
-func (s *Store) Session(ctx context.Context, id string) (Session, error) {
+// Session returns the session id, or an error wrapping store.ErrNotFound.
+func (s *Store) Session(ctx context.Context, id string) (_ store.Session, err error) {
+	defer s.settle(&err)
 	row := s.read.QueryRowContext(ctx,
 		`SELECT id, title, created_at, updated_at, pending IS NOT NULL FROM sessions WHERE id = ?`, id)
 	sess, err := scanSession(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Session{}, fmt.Errorf("session %s: %w", id, ErrNotFound)
+		return store.Session{}, fmt.Errorf("session %s: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return Session{}, fmt.Errorf("read session %s: %w", id, err)
+		return store.Session{}, fmt.Errorf("read session %s: %w", id, err)
 	}
 	return sess, nil
 }
 
 // Sessions returns every session, the most recently updated first.
-func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
+func (s *Store) Sessions(ctx context.Context) (_ []store.Session, err error) {
+	defer s.settle(&err)
 	rows, err := s.read.QueryContext(ctx,
 		`SELECT id, title, created_at, updated_at, pending IS NOT NULL FROM sessions
 		 ORDER BY updated_at DESC, id DESC`)
@@ -62,7 +56,7 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	defer rows.Close()
-	out := []Session{}
+	out := []store.Session{}
 	for rows.Next() {
 		sess, err := scanSession(rows)
 		if err != nil {
@@ -76,19 +70,21 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	return out, nil
 }
 
-func scanSession(row interface{ Scan(...any) error }) (Session, error) {
-	var sess Session
+func scanSession(row interface{ Scan(...any) error }) (store.Session, error) {
+	var sess store.Session
 	var created, updated int64
 	if err := row.Scan(&sess.ID, &sess.Title, &created, &updated, &sess.PendingApproval); err != nil {
-		return Session{}, err
+		return store.Session{}, err
 	}
 	sess.CreatedAt, sess.UpdatedAt = fromMillis(created), fromMillis(updated)
 	return sess, nil
 }
 
 // DeleteSession removes a session with its messages and pending approval, or returns
-// an error wrapping ErrNotFound. Its ledger records and traces stay, for audit.
-func (s *Store) DeleteSession(ctx context.Context, id string) error {
+// an error wrapping store.ErrNotFound. Its ledger records and traces stay, for audit.
+func (s *Store) DeleteSession(ctx context.Context, id string) (err error) {
+	defer s.settle(&err)
+	defer s.wrote()
 	res, err := s.write.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
@@ -96,14 +92,15 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	} else if n == 0 {
-		return fmt.Errorf("session %s: %w", id, ErrNotFound)
+		return fmt.Errorf("session %s: %w", id, store.ErrNotFound)
 	}
 	return nil
 }
 
 // Messages returns the session's messages in the order they were appended, or an
-// error wrapping ErrNotFound for an unknown session.
-func (s *Store) Messages(ctx context.Context, sessionID string) ([]json.RawMessage, error) {
+// error wrapping store.ErrNotFound for an unknown session.
+func (s *Store) Messages(ctx context.Context, sessionID string) (_ []json.RawMessage, err error) {
+	defer s.settle(&err)
 	// One read transaction, so an unknown session and an empty one are told apart
 	// from the same snapshot.
 	tx, err := s.read.BeginTx(ctx, nil)
@@ -114,7 +111,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]json.RawMessa
 	var one int
 	err = tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+		return nil, fmt.Errorf("session %s: %w", sessionID, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read messages of session %s: %w", sessionID, err)
@@ -138,13 +135,14 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]json.RawMessa
 	return out, nil
 }
 
-// Pending returns the session's pending-approval JSON as SaveTurn stored it, nil
-// when nothing is pending, or an error wrapping ErrNotFound for an unknown session.
-func (s *Store) Pending(ctx context.Context, sessionID string) (json.RawMessage, error) {
+// Pending returns the session's pending-approval JSON as Save stored it, nil
+// when nothing is pending, or an error wrapping store.ErrNotFound for an unknown session.
+func (s *Store) Pending(ctx context.Context, sessionID string) (_ json.RawMessage, err error) {
+	defer s.settle(&err)
 	var pending sql.NullString
-	err := s.read.QueryRowContext(ctx, `SELECT pending FROM sessions WHERE id = ?`, sessionID).Scan(&pending)
+	err = s.read.QueryRowContext(ctx, `SELECT pending FROM sessions WHERE id = ?`, sessionID).Scan(&pending)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
+		return nil, fmt.Errorf("session %s: %w", sessionID, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read pending approval of session %s: %w", sessionID, err)
@@ -155,40 +153,14 @@ func (s *Store) Pending(ctx context.Context, sessionID string) (json.RawMessage,
 	return json.RawMessage(pending.String), nil
 }
 
-// SaveTurn appends messages to a session, sets its pending approval (nil or JSON
-// null clears it) and sets its updated_at to at, all in one transaction: after a
-// crash either all of it is stored or none. It is Save for a writer that holds no
-// lease: it is refused while another owner's lease runs.
-func (s *Store) SaveTurn(ctx context.Context, sessionID string, appended []json.RawMessage, pending json.RawMessage, at time.Time) error {
-	_, err := s.Save(ctx, Save{SessionID: sessionID, Messages: appended, Pending: pending, At: at})
-	return err
-}
-
-// A Save is one step of a turn: everything it changes is written in one
-// transaction, so after a crash either all of it is stored or none.
-type Save struct {
-	SessionID string
-	// Owner is the lease holder making the save; the save is refused with
-	// ErrLeaseLost when it no longer holds the lease. Empty: a writer without a
-	// lease, refused while any owner's lease runs.
-	Owner    Owner
-	Messages []json.RawMessage // appended in order
-	Pending  json.RawMessage   // the session's pending state; nil or JSON null clears it
-	At       time.Time         // the session's updated_at
-	// Trace, when set, is the turn's call chain: its row is upserted and its
-	// calls from TraceFrom on are appended (the earlier ones were saved before).
-	Trace     *api.Trace
-	TraceFrom int
-	// Release gives up Owner's lease with this save (the request ends).
-	Release bool
-}
-
 // Save writes sv in one transaction and returns the session's new version (its
-// save count). An unknown session is an error wrapping ErrNotFound, a lost lease
-// one wrapping ErrLeaseLost; both store nothing. Every message and the pending
+// save count). An unknown session is an error wrapping store.ErrNotFound, a lost lease
+// one wrapping store.ErrLeaseLost; both store nothing. Every message and the pending
 // state must be valid JSON, because a stored corrupt message would break every
 // later read of the session.
-func (s *Store) Save(ctx context.Context, sv Save) (int64, error) {
+func (s *Store) Save(ctx context.Context, sv store.Save) (_ int64, err error) {
+	defer s.settle(&err)
+	defer s.wrote()
 	for i, m := range sv.Messages {
 		if !json.Valid(m) {
 			return 0, fmt.Errorf("save turn of session %s: message %d is not valid JSON", sv.SessionID, i)
@@ -217,9 +189,9 @@ func (s *Store) Save(ctx context.Context, sv Save) (int64, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		var one int
 		if s.read.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sv.SessionID).Scan(&one) != nil {
-			return 0, fmt.Errorf("session %s: %w", sv.SessionID, ErrNotFound)
+			return 0, fmt.Errorf("session %s: %w", sv.SessionID, store.ErrNotFound)
 		}
-		return 0, fmt.Errorf("save turn of session %s: %w", sv.SessionID, ErrLeaseLost)
+		return 0, fmt.Errorf("save turn of session %s: %w", sv.SessionID, store.ErrLeaseLost)
 	}
 	if err != nil {
 		return fail(err)

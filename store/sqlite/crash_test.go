@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ const crashChildEnv = "AILAB_STORE_TEST_CRASH_CHILD_DB"
 
 // TestKilledProcessLosesNoCommittedTurn is the crash the restart guarantee of
 // CONTRACT section 4 rests on: a server killed (SIGKILL, no Close, no WAL
-// checkpoint) right after SaveTurn returned must find the turn, its pending
+// checkpoint) right after Save returned must find the turn, its pending
 // approval and its ledger record when a new process opens the same file.
 func TestKilledProcessLosesNoCommittedTurn(t *testing.T) {
 	if path := os.Getenv(crashChildEnv); path != "" {
@@ -103,9 +103,9 @@ func crashChild(path string) {
 	}
 	steps := []error{
 		s.CreateSession(ctx, "s_crash", "write a.txt", t0),
-		s.SaveTurn(ctx, "s_crash", msgs, json.RawMessage(`{"calls":[{"id":"call_1","name":"write_file"}]}`), t0),
-		s.RecordExecution(ctx, api.Execution{ExecutionID: "read_file_1763769600123_0a1b2c3d", ToolName: "read_file",
-			Arguments: json.RawMessage(`{"path":"a.txt"}`), SessionID: "s_crash", StartedAt: t0, DurationMS: 1, Completed: true}),
+		runOnce(ctx, s, api.Execution{ExecutionID: "read_file_1763769600123_0a1b2c3d", ToolName: "read_file",
+			Arguments: json.RawMessage(`{"path":"a.txt"}`), SessionID: "s_crash", StartedAt: t0, DurationMS: 1, Completed: true}, "{}"),
+		saveTurn(ctx, s, "s_crash", msgs, json.RawMessage(`{"calls":[{"id":"call_1","name":"write_file"}]}`), t0),
 	}
 	for _, err := range steps {
 		if err != nil {

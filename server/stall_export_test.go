@@ -1,0 +1,13 @@
+package server
+
+import "time"
+
+// SetStreamWriteTimeout sets how long a streamed client may take to accept a
+// write before it is dropped, for streams started from now on, and returns a
+// function that puts the previous value back. Call it before the server under
+// test starts, so its handlers see the new value.
+func SetStreamWriteTimeout(d time.Duration) (restore func()) {
+	prev := streamWriteTimeout
+	streamWriteTimeout = d
+	return func() { streamWriteTimeout = prev }
+}
