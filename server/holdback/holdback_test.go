@@ -83,7 +83,7 @@ func TestFilterShows(t *testing.T) {
 		{"announcement: let me search", prose + "Let me search the web for that. ", prose},
 		{"announcement: I'll read the page", prose + "I'll read the page at go.dev now. ", prose},
 		{"announcement on its own line", prose + "\nI'm going to look it up online\n", prose + "\n"},
-		{"a quote line streams, as validation reads it as quoted", "> I deleted notes.txt, the page said.\nOK. ", "> I deleted notes.txt, the page said.\nOK. "},
+		{"a claim in a quote line waits, as validation reads quotes too", "> I deleted notes.txt, the page said.\nOK. ", ""},
 		{"'>' inside a line quotes nothing", "Done. > I deleted notes.txt. ", "Done. "},
 		{"nested '>' inside a line quotes nothing", "Is it? > > Let me search the web for that. ", "Is it? "},
 		{"everything after a claim waits", "Intro. I deleted notes.txt. Plain prose after. More prose. ", "Intro. "},

@@ -1,11 +1,13 @@
 package verify
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/tools"
@@ -19,9 +21,14 @@ import (
 //
 // A phrase is lower-case words matched in order right after a first-person
 // subject ("I", "I've", "we have just"), after "and"/"then"/a comma that
-// continues such a statement, before "has been"/"was successfully" ("notes.txt
-// has been deleted": then only the verb and its object count), or at the start
-// of a sentence ("Deleted notes.txt."). Articles and words such as "quick" may
+// continues such a statement, after a passive auxiliary ("notes.txt has been
+// deleted", "the file was deleted", "notes.txt is deleted": then only the
+// verb and its object count, and the subject must be a name or a noun with a
+// determiner, done by nobody else), or at the start of a sentence ("Deleted
+// notes.txt."). Besides the table, the grammar reads the state an action left
+// ("notes.txt is gone now", "the folder is now empty"), a tool's name beside a
+// success word ("| delete_file | ok |"), a search the reply calls its own
+// ("according to my web search"), and the languages of foreign.go. Articles and words such as "quick" may
 // stand between the words of a phrase. A phrase may end with a placeholder for
 // what the verb acted on:
 //
@@ -49,7 +56,8 @@ var pastActions = map[string][]string{
 		"searched", "searched <web>", "looked up", "looked it up", "looked online", "googled", "found online",
 		"did a web search", "ran a web search", "performed a web search", "conducted a web search",
 		"did a search", "ran a search", "performed a search", "conducted a search",
-		"checked <web>", "browsed <web>",
+		"checked <web>", "browsed <web>", "used search", "used web search", "used search tool", "used search engine",
+		"used google", "used internet search", "used online search",
 	},
 	tools.ReadWebpage: {
 		"read <page>", "opened <page>", "fetched <page>", "visited <page>", "browsed <page>", "loaded <page>",
@@ -66,7 +74,7 @@ var pastActions = map[string][]string{
 	},
 	tools.DeleteFile: {
 		"deleted <file>", "deleted <dir>", "deleted <it>", "removed <file>", "removed <dir>", "removed <it>",
-		"erased <file>", "erased <it>", "trashed <file>",
+		"erased <file>", "erased <it>", "trashed <file>", "got rid of <file>", "got rid of <dir>", "got rid of <it>",
 	},
 	tools.MoveFile: {
 		"moved <file>", "moved <dir>", "moved <it>", "renamed <file>", "renamed <dir>", "renamed <it>",
@@ -132,70 +140,249 @@ func (v Validator) actionTable() actionTable {
 	return compileActions(merged)
 }
 
-// A pastClaim is one tool a sentence says ran.
+// A pastClaim is one action a sentence says was done: which tool's kind of
+// action, on which object.
 type pastClaim struct {
+	// tool is the tool the phrase belongs to: a built-in tool for the
+	// grammar's phrases, or the tool a reply names ("I ran files__read").
 	tool string
+	// exact is set when the reply named the tool itself: only a run of that
+	// very tool backs the claim. Otherwise any run of the same action does.
+	exact bool
+	// object is the name the claim acts on (notes.txt, a URL), lower-cased,
+	// or "" when the claim names none ("the file", "it").
+	object string
 	// attempt is set for "I tried to ...": the reply claims a call, not its
 	// result, so a failed or denied run is described honestly by it.
 	attempt bool
+	// at is the index of the claim's verb among the sentence's words, -1
+	// when not known.
+	at int
 }
 
-// unrunClaims returns an unrun_claim issue for each tool the reply says ran
-// that did not run as told in this turn. A claim holds when the tool ran
-// successfully in the turn, when its sentence cites a run of the tool that the
-// ledger confirmed (cited: a run of an earlier turn, told with its id), or,
-// for a call that failed or was denied, when the reply says so.
-func (v Validator) unrunClaims(reply string, sents, quoted []cut, cited []Claim, known []string) []Issue {
+// A citedRun is an id claim of the reply that the ledger confirmed, with
+// the ledger's record of the run.
+type citedRun struct {
+	claim Claim
+	rec   Record
+}
+
+// unrunClaims returns an unrun_claim issue for each action the reply says
+// was done that no run of this turn did as told. A claim holds when a run of
+// the same action on the same object succeeded in the turn, or when its
+// sentence cites a run (of an earlier turn, told with its id) that the ledger
+// confirmed for that action and object. A claim that a call failed or was
+// denied, or an attempt ("I tried to delete notes.txt but you denied it"),
+// holds when such a call failed or was denied. Words elsewhere excuse
+// nothing: only a clause of the same sentence that goes on to tell the
+// failure ("..., but it timed out") does.
+//
+// prose is the reply as proseText reads it; quoted spans of text (code
+// blocks, quotes) are read too, unless they show what a run of this turn
+// returned.
+func (v Validator) unrunClaims(text, prose string, quoted []cut, shown *shownContent, cited []citedRun, known []string) []Issue {
 	var table actionTable
-	var names map[string]string
+	var names toolNames
 	var issues []Issue
 	reported := map[string]bool{}
-	for si, sp := range sents {
-		for len(quoted) > 0 && quoted[0].end <= sp.start {
-			quoted = quoted[1:]
+	for _, sp := range claimSentences(prose) {
+		if q, ok := quotedAt(quoted, sp); ok && shown.any() && shown.holds(quotedChunk(text, q, sp.end)) {
+			continue // the tool's own output, shown as it came
 		}
-		if len(quoted) > 0 && quoted[0].start <= sp.start {
-			continue // someone else's words: a file, a page, a quote
+		s := prose[sp.start:sp.end]
+		english, foreign := claimHints(s)
+		if english {
+			foreign = mayBeForeign(s)
 		}
-		s := reply[sp.start:sp.end]
-		if !mayClaimPast(s) {
+		if !english && !foreign {
 			continue
 		}
 		if table == nil {
 			table = v.actionTable()
-			names = make(map[string]string, len(known))
-			for _, n := range known {
-				names[asciiLower(n)] = n
+			names = v.toolNameIndex(known)
+		}
+		var claims []pastClaim
+		var ws []word
+		if english {
+			ws = clauseWords(s)
+			claims = table.sentenceClaims(ws, names)
+		}
+		if foreign {
+			for _, fc := range readForeign(s) {
+				if phrases, ok := v.Actions[fc.tool]; !ok || len(phrases) > 0 {
+					claims = append(claims, fc)
+				}
 			}
 		}
-		for _, pc := range table.sentenceClaims(clauseWords(s), names) {
-			if reported[pc.tool] {
+		if english {
+			for _, nc := range negatedClaims(ws) {
+				key := "\x01" + nc.tool + "\x00" + nc.object
+				if !reported[key] && v.onlySucceeded(nc) {
+					reported[key] = true
+					issues = append(issues, Issue{
+						Code:    CodeUndoneClaim,
+						Message: fmt.Sprintf("the reply says %s on %s did not happen or failed (%q), but it ran successfully in this turn", nc.tool, nc.object, clip(strings.TrimSpace(s), 80)),
+						Tool:    nc.tool,
+					})
+				}
+			}
+		}
+		for _, pc := range claims {
+			key := pc.tool + "\x00" + pc.object
+			if reported[key] {
 				continue
 			}
-			status := v.runStatus(pc.tool)
-			if status == api.StatusOK || citesRun(cited, pc.tool, sp) {
+			status := v.claimStatus(pc)
+			if status == api.StatusOK || v.citesRun(cited, pc, sp) {
 				continue
 			}
-			if status != "" && (pc.attempt || reportsFailure(s) || si+1 < len(sents) && reportsFailure(reply[sents[si+1].start:sents[si+1].end])) {
+			if status != "" && (pc.attempt || toldFailure(ws, pc.at)) {
 				continue // the reply tells of the failure or denial
 			}
 			if status == "" && pc.attempt && !slices.Contains(v.toolNames(), pc.tool) {
 				continue // "I tried to ... but I have no such tool" is no run claimed
 			}
-			reported[pc.tool] = true
+			reported[key] = true
 			issues = append(issues, unrunIssue(pc, status, s))
 		}
 	}
 	return issues
 }
 
-// runStatus is how tool fared in this turn: api.StatusOK when any call of it
-// succeeded, else api.StatusError when one failed, else api.StatusDenied when
-// the user denied one, else "" when it was not called.
-func (v Validator) runStatus(tool string) string {
+// The fillers the readers below skip: between a subject and its negation
+// ("I still couldn't"), between a negation and its verb ("couldn't even
+// delete"), before a state ("is now completely empty") and before "search"
+// in "my earlier web search".
+var (
+	negFillers     = wordSet("just", "still", "also", "actually", "unfortunately")
+	negVerbFillers = wordSet("even", "yet", "actually", "successfully", "be", "get", "to")
+	stateFillers   = wordSet("now", "all", "completely", "entirely", "totally", "officially", "finally")
+	searchFillers  = wordSet("quick", "earlier", "recent", "previous", "latest", "own", "last", "brief", "online")
+)
+
+// negators open a first-person statement that an action was not done or
+// failed: "I couldn't delete notes.txt", "I did not read plan.md", "I was
+// unable to open https://go.dev".
+var negators = [][]string{
+	{"couldn't"}, {"could", "not"}, {"cannot"}, {"can't"}, {"didn't"}, {"did", "not"}, {"never"},
+	{"wasn't", "able", "to"}, {"was", "not", "able", "to"}, {"was", "unable", "to"}, {"were", "unable", "to"},
+	{"weren't", "able", "to"}, {"haven't"}, {"have", "not"}, {"hasn't"},
+}
+
+// negatedClaims returns the actions a sentence says, in the first person,
+// were not done or failed, each with the object it names: a claim of that
+// kind without a name ("I didn't delete anything else") is not held to runs.
+func negatedClaims(ws []word) []pastClaim {
+	var out []pastClaim
+	for i := 0; i < len(ws); i++ {
+		if !isFirstPerson(ws[i].text) {
+			continue
+		}
+		j := skip(ws, i+1, negFillers)
+		n := 0
+		for _, neg := range negators {
+			if j+len(neg) <= len(ws) && slices.EqualFunc(ws[j:j+len(neg)], neg, func(w word, s string) bool { return w.text == s }) {
+				n = len(neg)
+				break
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		k := skip(ws, j+n, negVerbFillers)
+		if k >= len(ws) {
+			continue
+		}
+		end := clauseEnd(ws, k)
+		after := make([]string, 0, 8)
+		object := ""
+		for m := k + 1; m < min(end, k+9); m++ {
+			after = append(after, ws[m].text)
+			if c, named := wordClass(ws, m); named && object == "" && (c == objFile || c == objDir || c == objPage) {
+				object = ws[m].text
+			}
+		}
+		verb := ws[k].text
+		if object == "" || verb == "find" || verb == "check" || verb == "get" {
+			continue // "I could not find notes.txt" may be a read that found nothing
+		}
+		if tool, ok := verbTool(verb, after); ok && tool != tools.WebSearch {
+			out = append(out, pastClaim{tool: tool, object: object, at: k})
+		}
+	}
+	return out
+}
+
+// onlySucceeded reports whether the turn holds a run of the action pc tells
+// on its object, all such runs succeeded and their arguments are known.
+func (v Validator) onlySucceeded(pc pastClaim) bool {
+	ran := false
+	for _, r := range v.Turn {
+		if !v.does(r.ToolName, v.runAction(r), pc) {
+			continue
+		}
+		vals, ok := argStrings(r.Arguments)
+		if !ok || !objectMatches(pc.object, vals) {
+			continue
+		}
+		if r.Status != api.StatusOK {
+			return false
+		}
+		ran = true
+	}
+	return ran
+}
+
+// toolNames finds the tools a reply names: by their exact spelling first,
+// then in any case when only one tool has that spelling.
+type toolNames struct {
+	exact map[string]bool
+	lower map[string]string // "" for a spelling several tools share
+}
+
+// builtinToolNames is the index of the catalog's names, which a Validator
+// that registers no tools of its own uses on every reply.
+var builtinToolNames = newToolNames(tools.Names)
+
+// toolNameIndex returns the index of known, the Validator's knownTools.
+func (v Validator) toolNameIndex(known []string) toolNames {
+	if len(v.Tools) == 0 && len(v.Actions) == 0 {
+		return builtinToolNames
+	}
+	return newToolNames(known)
+}
+
+func newToolNames(known []string) toolNames {
+	t := toolNames{exact: make(map[string]bool, len(known)), lower: make(map[string]string, len(known))}
+	for _, n := range known {
+		t.exact[n] = true
+		l := asciiLower(n)
+		if prev, ok := t.lower[l]; ok && prev != n {
+			t.lower[l] = ""
+		} else {
+			t.lower[l] = n
+		}
+	}
+	return t
+}
+
+// of returns the tool word w names.
+func (t toolNames) of(w word) (string, bool) {
+	if t.exact[w.raw] {
+		return w.raw, true
+	}
+	n := t.lower[w.text]
+	return n, n != ""
+}
+
+// claimStatus is how the action a claim tells fared in this turn:
+// api.StatusOK when a run of it on its object succeeded, else api.StatusError
+// when one failed, else api.StatusDenied when the user denied one, else ""
+// when none was called.
+func (v Validator) claimStatus(pc pastClaim) string {
 	status := ""
 	for _, r := range v.Turn {
-		if r.ToolName != tool {
+		if !v.backs(r.ToolName, v.runAction(r), r.Arguments, pc) {
 			continue
 		}
 		switch r.Status {
@@ -212,12 +399,101 @@ func (v Validator) runStatus(tool string) string {
 	return status
 }
 
-// citesRun reports whether a confirmed claim of tool lies inside sentence sp.
-func citesRun(cited []Claim, tool string, sp cut) bool {
-	for _, c := range cited {
-		if c.ToolName == tool && sp.start <= c.Offset && c.Offset < sp.end {
+// does reports whether a run of tool, which did action, is the kind of run
+// claim pc tells of.
+func (v Validator) does(tool string, action tools.Action, pc pastClaim) bool {
+	if tool == pc.tool {
+		return true
+	}
+	if pc.exact {
+		return false
+	}
+	want := v.identity(pc.tool).Action
+	return matchesByAction(want) && compatible(want, action)
+}
+
+// backs reports whether a run of tool, which did action with arguments
+// args, is a run of what pc tells on its object. A run of a compatible but
+// other action (see compatible) backs it only when its arguments show an
+// object of the claimed kind: a web address for a page, a path for a file.
+func (v Validator) backs(tool string, action tools.Action, args json.RawMessage, pc pastClaim) bool {
+	if !v.does(tool, action, pc) {
+		return false
+	}
+	vals, known := argStrings(args)
+	if known && !objectMatches(pc.object, vals) {
+		return false
+	}
+	want := v.identity(pc.tool).Action
+	if tool == pc.tool || pc.exact || action == want {
+		return true
+	}
+	if !known {
+		return false
+	}
+	for _, o := range vals {
+		web := isWebObject(strings.ToLower(strings.TrimSpace(o)))
+		if looksLikeObject(o) && (want == tools.ActionFetch) == web {
 			return true
 		}
+	}
+	return false
+}
+
+// compatible reports whether a run that did action backs a claim of want.
+// Reading a page and reading a file are one act told of two objects, and so
+// are creating and writing a file: an outside tool's identity, derived from
+// its name (get_webpage, create_file), may say either, and the object decides.
+func compatible(want, action tools.Action) bool {
+	switch {
+	case want == action:
+		return true
+	case want == tools.ActionFetch || want == tools.ActionRead:
+		return action == tools.ActionFetch || action == tools.ActionRead
+	case want == tools.ActionWrite || want == tools.ActionCreateDir:
+		return action == tools.ActionWrite || action == tools.ActionCreateDir
+	}
+	return false
+}
+
+// citesRun reports whether sentence sp cites a confirmed, successful run of
+// the action pc tells, on its object.
+func (v Validator) citesRun(cited []citedRun, pc pastClaim, sp cut) bool {
+	for _, c := range cited {
+		if c.claim.Offset < sp.start || c.claim.Offset >= sp.end || !c.rec.Completed || c.rec.Error != "" {
+			continue
+		}
+		if v.backs(c.rec.ToolName, v.identity(c.rec.ToolName).Action, c.rec.Arguments, pc) {
+			return true
+		}
+	}
+	return false
+}
+
+// toldFailure reports whether the words after a claim's verb go on, in a
+// clause of their own ("but it timed out", "however, you denied it"), to tell
+// that the action failed or was refused. A condition ("let me know if you
+// see any errors") tells nothing.
+func toldFailure(ws []word, at int) bool {
+	if at < 0 || at >= len(ws) {
+		return false
+	}
+	for k := at + 1; k < len(ws); k++ {
+		switch ws[k].text {
+		case "but", "however", "yet", "unfortunately", "sadly", "only":
+		default:
+			continue
+		}
+		var b strings.Builder
+		for _, w := range ws[k+1:] {
+			switch w.text {
+			case "if", "unless", "case", "should", "ever", "whenever", "know":
+				return false
+			}
+			b.WriteString(w.text)
+			b.WriteByte(' ')
+		}
+		return reportsFailure(b.String())
 	}
 	return false
 }
@@ -232,6 +508,8 @@ func unrunIssue(pc pastClaim, status, sentence string) Issue {
 		msg = fmt.Sprintf("the reply presents %s as done (%q), but its run in this turn failed", pc.tool, quote)
 	case pc.attempt:
 		msg = fmt.Sprintf("the reply says it tried %s (%q), but %s was not called in this turn", pc.tool, quote, pc.tool)
+	case pc.object != "":
+		msg = fmt.Sprintf("the reply says %s ran (%q), but %s was not called on %s in this turn", pc.tool, quote, pc.tool, pc.object)
 	default:
 		msg = fmt.Sprintf("the reply says %s ran (%q), but %s was not called in this turn", pc.tool, quote, pc.tool)
 	}
@@ -243,9 +521,22 @@ func unrunIssue(pc pastClaim, status, sentence string) Issue {
 // "successfully", or open with a tool label or a word that may start a claim
 // (in its first two words, since a label such as "Result:" may come first)?
 func mayClaimPast(s string) bool {
+	english, _ := claimHints(s)
+	return english
+}
+
+// claimHints is mayClaimPast, and whether the sentence may be in another
+// language the grammar reads (see mayBeForeign), worked out in the same
+// pass when the first answer is no.
+func claimHints(s string) (english, foreign bool) {
 	opening := 2 // the verb of "Deleted notes.txt" may follow a label: "Result: deleted ..."
+	// A passive or a state ("notes.txt was deleted", "is gone now") needs
+	// its auxiliary and a participle; a search of the reply's own ("my web
+	// search") its possessive and "search".
+	aux, participle, mine, search, dotted := false, false, false, false, false
 	for i := 0; i < len(s); {
 		if !isLetter(s[i]) {
+			foreign = foreign || s[i] >= utf8.RuneSelf
 			i++
 			continue
 		}
@@ -254,29 +545,45 @@ func mayClaimPast(s string) bool {
 			j++
 		}
 		w := s[i:j]
+		dotted = dotted || j+1 < len(s) && s[j] == '.' && isLetter(s[j+1])
+		foreign = foreign || mayBeForeignWord(w)
+		if n := len(w); n > 3 && w[n-2]|0x20 == 'e' && (w[n-1]|0x20 == 'd' || w[n-1]|0x20 == 'n') {
+			participle = true
+		}
 		// The length decides first: most words have none of these lengths.
 		switch len(w) {
 		case 1:
 			if w[0] == 'i' || w[0] == 'I' {
-				return true
+				return true, false
 			}
 		case 2:
 			if strings.EqualFold(w, "we") {
-				return true
+				return true, false
 			}
+			aux = aux || strings.EqualFold(w, "is")
+			mine = mine || strings.EqualFold(w, "my")
+		case 3:
+			aux = aux || strings.EqualFold(w, "was") || strings.EqualFold(w, "are")
+			mine = mine || strings.EqualFold(w, "our")
 		case 4:
 			if strings.EqualFold(w, "been") {
-				return true
+				return true, false
 			}
+			aux = aux || strings.EqualFold(w, "were")
+			participle = participle || strings.EqualFold(w, "gone") || strings.EqualFold(w, "made") || strings.EqualFold(w, "read")
+		case 5:
+			participle = participle || strings.EqualFold(w, "empty")
+		case 6, 8:
+			search = search || strings.EqualFold(w, "search") || strings.EqualFold(w, "searches")
 		case 12:
 			if strings.EqualFold(w, "successfully") {
-				return true
+				return true, false
 			}
 		}
 		if opening > 0 {
 			opening--
 			if opening == 1 && strings.IndexByte(w, '_') >= 0 || len(w) > 2 && w[len(w)-2]|0x20 == 'e' && w[len(w)-1]|0x20 == 'd' {
-				return true
+				return true, false
 			}
 			// Lower-cased on the stack: looking a string(bytes) up in a
 			// map does not allocate.
@@ -287,53 +594,94 @@ func mayClaimPast(s string) bool {
 					lw[k] = w[k] | 0x20 // w is letters only here
 				}
 				if openers[string(lw)] || irregularPast[string(lw)] {
-					return true
+					return true, false
 				}
 			}
 		}
 		i = j
 	}
-	return false
+	return aux && participle || mine && search || dotted && participle, foreign
 }
 
 // A word is one word of a sentence, lower-cased, without the punctuation
 // around it.
 type word struct {
 	text string
+	// raw is the word as written, in its own case: a tool name is matched
+	// on it first, since srv__Read and srv__read are two tools.
+	raw string
 	// pause is set when a comma, semicolon, colon or dash follows the word:
 	// a new item of a list or a new clause may start after it.
 	pause bool
 }
 
-// clauseWords splits a sentence into words, leaving out the text of markdown
-// links and quotations of several words, which are someone else's words.
+// clauseWords splits a sentence into words, leaving out quotations of
+// several words, which are someone else's words. Emphasis marks around a
+// word ("**deleted**", "_deleted_") are no part of it.
 func clauseWords(s string) []word {
-	s = dropQuotations(strings.ReplaceAll(asciiLower(dropLinkTexts(s)), "’", "'"))
+	if strings.Contains(s, "’") {
+		s = strings.ReplaceAll(s, "’", "'")
+	}
+	s = dropQuotations(s)
+	// One lower-cased copy of the sentence: a word's text is a slice of it
+	// and its raw spelling the same slice of s, so no word allocates.
+	lower := asciiLower(s)
 	fields := strings.Fields(s)
 	out := make([]word, 0, len(fields))
+	from := 0
 	for _, f := range fields {
-		text := strings.TrimFunc(f, func(r rune) bool {
-			return r != '_' && r != '\'' && (unicode.IsPunct(r) || unicode.IsSymbol(r))
-		})
-		text = strings.Trim(text, "'")
+		at := from + strings.Index(s[from:], f)
+		from = at + len(f)
+		a := at + strings.IndexFunc(f, notTrimmed)
+		if a < at {
+			a = from // nothing but punctuation
+		}
+		b := a
+		if a < from {
+			b = at + strings.LastIndexFunc(f, notTrimmed) + 1
+			_, size := utf8.DecodeRuneInString(s[b-1:])
+			if size > 1 { // LastIndexFunc gives the rune's first byte
+				b += size - 1
+			}
+		}
+		for a < b && s[a] == '\'' {
+			a++
+		}
+		for b > a && s[b-1] == '\'' {
+			b--
+		}
+		if b-a > 2 && s[a] == '_' && s[b-1] == '_' {
+			for a < b && s[a] == '_' {
+				a++
+			}
+			for b > a && s[b-1] == '_' {
+				b--
+			}
+		}
 		pause := strings.ContainsAny(f[len(strings.TrimRightFunc(f, unicode.IsPunct)):], ",;:") ||
-			strings.Trim(f, "-—–") == ""
-		if text == "" {
+			(f[0] == '-' || f[0] == 0xE2) && strings.Trim(f, "-—–") == ""
+		if a >= b {
 			if pause && len(out) > 0 {
 				out[len(out)-1].pause = true
 			}
 			continue
 		}
-		out = append(out, word{text: text, pause: pause})
+		out = append(out, word{text: lower[a:b], raw: s[a:b], pause: pause})
 	}
 	return out
+}
+
+// notTrimmed reports whether r is part of a word rather than punctuation
+// around it.
+func notTrimmed(r rune) bool {
+	return r == '_' || r == '\'' || !unicode.IsPunct(r) && !unicode.IsSymbol(r)
 }
 
 // dropQuotations blanks out double-quoted text that holds a space: a quoted
 // sentence, title or search snippet. A single quoted word stays, so that
 // quoting the verb ("I \"deleted\" it") hides nothing.
 func dropQuotations(s string) string {
-	if !strings.ContainsAny(s, "\"“") {
+	if strings.IndexByte(s, '"') < 0 && !strings.Contains(s, "“") {
 		return s
 	}
 	var b strings.Builder
@@ -417,21 +765,34 @@ func wordSet(words ...string) map[string]bool {
 
 func isFirstPerson(w string) bool { return w == "i" || w == "we" || w == "i've" || w == "we've" }
 
-// sentenceClaims returns the tools one sentence says ran, each once.
-func (t actionTable) sentenceClaims(ws []word, names map[string]string) []pastClaim {
+// sentenceClaims returns the actions one sentence says were done, each
+// tool and object once.
+func (t actionTable) sentenceClaims(ws []word, names toolNames) []pastClaim {
 	var out []pastClaim
 	add := func(c pastClaim) {
-		if !slices.ContainsFunc(out, func(o pastClaim) bool { return o.tool == c.tool }) {
+		if !slices.ContainsFunc(out, func(o pastClaim) bool { return o.tool == c.tool && o.object == c.object }) {
 			out = append(out, c)
 		}
 	}
 	if c, ok := t.openingClaim(ws, names); ok {
 		add(c)
 	}
+	if c, ok := rowClaim(ws, names); ok {
+		add(c)
+	}
 	for i := 0; i < len(ws); i++ {
 		w := ws[i].text
-		if w == "been" || w == "was" || w == "were" {
+		switch w {
+		case "been", "was", "were", "is", "are":
 			if c, ok := t.passiveClaim(ws, i); ok {
+				add(c)
+			}
+			if c, ok := stateClaim(ws, i); ok {
+				add(c)
+			}
+			continue
+		case "my", "our":
+			if c, ok := searchOfMine(ws, i); ok {
 				add(c)
 			}
 			continue
@@ -452,7 +813,7 @@ func (t actionTable) sentenceClaims(ws []word, names map[string]string) []pastCl
 		for k := j + 1; k < end; k++ {
 			if byWords[ws[k].text] {
 				if tool, ok := toolWithin(ws, k+1, min(end, k+4), names); ok {
-					add(pastClaim{tool: tool, attempt: c.attempt})
+					add(pastClaim{tool: tool, exact: true, attempt: c.attempt, at: j})
 				}
 			}
 		}
@@ -494,7 +855,7 @@ func (t actionTable) isPastish(w string) bool {
 // claimAt reads a past action whose verb is ws[j], within the clause ending at
 // end. concrete reports that its object is a name (notes.txt, a URL, a tool
 // name) rather than a noun like "files".
-func (t actionTable) claimAt(ws []word, j, end int, names map[string]string) (c pastClaim, concrete, ok bool) {
+func (t actionTable) claimAt(ws []word, j, end int, names toolNames) (c pastClaim, concrete, ok bool) {
 	if j >= end {
 		return pastClaim{}, false, false
 	}
@@ -508,39 +869,65 @@ func (t actionTable) claimAt(ws []word, j, end int, names map[string]string) (c 
 		if k >= end {
 			return pastClaim{}, false, false
 		}
-		if tool, ok := names[ws[k].text]; ok {
-			return pastClaim{tool: tool, attempt: true}, true, true
+		if tool, ok := names.of(ws[k]); ok {
+			return pastClaim{tool: tool, exact: true, attempt: true, at: k}, true, true
 		}
 		if useWords[ws[k].text] {
 			if tool, ok := toolWithin(ws, k+1, min(end, k+5), names); ok {
-				return pastClaim{tool: tool, attempt: true}, true, true
+				return pastClaim{tool: tool, exact: true, attempt: true, at: k}, true, true
 			}
 		}
 		after := make([]string, 0, 8)
-		for _, x := range ws[k+1 : min(end, k+9)] {
+		object := ""
+		for i, x := range ws[k+1 : min(end, k+9)] {
 			after = append(after, x.text)
+			if c, named := wordClass(ws, k+1+i); named && object == "" && (c == objFile || c == objDir || c == objPage) {
+				object = x.text
+			}
 		}
 		if tool, ok := verbTool(ws[k].text, after); ok {
-			return pastClaim{tool: tool, attempt: true}, true, true
+			if tool == tools.WebSearch {
+				object = ""
+			}
+			return pastClaim{tool: tool, object: object, attempt: true, at: k}, true, true
 		}
 		return pastClaim{}, false, false
 	}
 	if runVerbs[w] {
 		if tool, ok := toolWithin(ws, j+1, min(end, j+5), names); ok {
-			return pastClaim{tool: tool}, true, true
+			return pastClaim{tool: tool, exact: true, at: j}, true, true
 		}
 	}
 	ph, hit, ok := t.phraseAt(ws, j, end)
 	if !ok {
 		return pastClaim{}, false, false
 	}
-	return pastClaim{tool: ph.tool}, hit.concrete, true
+	if ph.tool == tools.WebSearch && ph.object == objNone && ownThingsAfter(ws, j, len(ph.words), end) {
+		// "I looked up your transaction history": a look into the user's
+		// own things, not a search of the web.
+		return pastClaim{}, false, false
+	}
+	c = pastClaim{tool: ph.tool, at: j}
+	if hit.concrete && hit.at < len(ws) && ph.object != objPronoun && ph.object != objWeb {
+		c.object = ws[hit.at].text
+	}
+	return c, hit.concrete, true
+}
+
+// ownThingsAfter reports whether the words right after a phrase of n words at j (and
+// the fillers among them) name the user's own things: "your", "our", "my".
+func ownThingsAfter(ws []word, j, n, end int) bool {
+	k := j + n
+	for k < end && phraseFillers[ws[k].text] {
+		k++
+	}
+	return k < end && (ws[k].text == "your" || ws[k].text == "our" || ws[k].text == "my")
 }
 
 // toolWithin returns the first tool named among ws[from:to].
-func toolWithin(ws []word, from, to int, names map[string]string) (string, bool) {
+func toolWithin(ws []word, from, to int, names toolNames) (string, bool) {
 	for k := from; k < to && k < len(ws); k++ {
-		if tool, ok := names[ws[k].text]; ok {
+		if tool, ok := names.of(ws[k]); ok {
 			return tool, true
 		}
 	}
@@ -635,6 +1022,9 @@ func wordClass(ws []word, i int) (objectClass, bool) {
 		}
 		return objWeb, false
 	}
+	if strings.Contains(w, "@") && !strings.Contains(w, "/") {
+		return objNone, false // an e-mail address
+	}
 	if strings.HasPrefix(w, "http://") || strings.HasPrefix(w, "https://") || strings.HasPrefix(w, "www.") || isDomain(w) {
 		return objPage, true
 	}
@@ -648,16 +1038,21 @@ func wordClass(ws []word, i int) (objectClass, bool) {
 // do: "Deleted notes.txt.", "Done: created the folder drafts", "**write_file**:
 // wrote a.txt". Unless an opener word or a tool label comes first, the object
 // must be a name: "Created files are kept" describes, it does not report.
-func (t actionTable) openingClaim(ws []word, names map[string]string) (pastClaim, bool) {
+func (t actionTable) openingClaim(ws []word, names toolNames) (pastClaim, bool) {
 	i, marked := 0, false
 	for i < len(ws) {
 		w := ws[i].text
-		_, isTool := names[w]
+		_, isTool := names.of(ws[i])
 		switch {
 		case openers[w] || isTool && ws[i].pause:
 			marked = true
-		case i == 0 && ws[i].pause, isNumber(w):
-			// a label ("Note:") or a list number
+		case i == 0 && ws[i].pause && !ambiguousBase[w]:
+			// "Deleted: notes.txt" is an account; "Note:" a label.
+			if c, concrete, ok := t.claimAt(ws, i, clauseEnd(ws, i), names); ok && concrete {
+				return c, true
+			}
+		case isNumber(w):
+			// a list number
 		default:
 			if ambiguousBase[w] {
 				return pastClaim{}, false
@@ -666,6 +1061,46 @@ func (t actionTable) openingClaim(ws []word, names map[string]string) (pastClaim
 			return c, ok && (marked || concrete)
 		}
 		i++
+	}
+	return pastClaim{}, false
+}
+
+// successWords tell, beside a tool's name, that its run succeeded: a table
+// row "| delete_file | ok |" or a line "delete_file: done".
+var successWords = wordSet("ok", "okay", "done", "success", "succeeded", "successful", "completed", "complete", "finished", "passed", "yes")
+
+// rowClaim reads a tool's name followed by a success word, as a table row or
+// a status line gives it: "| delete_file | ok |", "delete_file: done".
+func rowClaim(ws []word, names toolNames) (pastClaim, bool) {
+	// "| notes.txt | deleted |", "notes.txt: deleted": a name, a pause, and
+	// a participle that ends the row.
+	marked := len(ws) > 0 && openers[ws[0].text]
+	for i := 0; i+1 < len(ws); i++ {
+		// After an opener ("Done — notes.txt deleted", "✅ notes.txt
+		// deleted") no pause is needed between the name and the verb.
+		if !ws[i].pause && !(marked && i > 0) || i+2 < len(ws) && !ws[i+1].pause {
+			continue
+		}
+		c, concrete := wordClass(ws, i)
+		if !concrete || c != objFile {
+			continue
+		}
+		for _, ph := range builtinActions[ws[i+1].text] {
+			if len(ph.words) == 1 && ph.object == objFile && ph.tool != tools.ReadFile {
+				return pastClaim{tool: ph.tool, object: ws[i].text, at: i + 1}, true
+			}
+		}
+	}
+	for i := 0; i < len(ws); i++ {
+		tool, ok := names.of(ws[i])
+		if !ok {
+			continue
+		}
+		for k := i + 1; k < len(ws) && k <= i+3; k++ {
+			if successWords[ws[k].text] {
+				return pastClaim{tool: tool, exact: true, at: k}, true
+			}
+		}
 	}
 	return pastClaim{}, false
 }
@@ -679,42 +1114,170 @@ func isNumber(w string) bool {
 	return w != ""
 }
 
-// passiveClaim reads "notes.txt has been deleted" or "the folder was
-// successfully created" around ws[i] ("been", "was" or "were"): the verb's
-// object is then the subject before the auxiliary.
-func (t actionTable) passiveClaim(ws []word, i int) (pastClaim, bool) {
-	aux := i
-	switch ws[i].text {
-	case "been":
-		if i == 0 || ws[i-1].text != "has" && ws[i-1].text != "have" {
-			return pastClaim{}, false
-		}
-		aux = i - 1
-	default: // was, were: only with "successfully", since "was deleted" may tell of the past
-		if i+1 >= len(ws) || ws[i+1].text != "successfully" {
-			return pastClaim{}, false
-		}
-	}
-	j := skip(ws, i+1, pastFillers)
-	if j >= len(ws) {
-		return pastClaim{}, false
-	}
-	var classes []objectClass
+// determiners before a noun make it a definite thing the reply acted on:
+// "the file was deleted", unlike "files are deleted after a week".
+var determiners = wordSet("the", "your", "that", "this", "my", "our", "those", "these", "both")
+
+// subjectBefore looks back from the auxiliary at ws[aux] for the subject of
+// a passive or a state: the nearest object words, nearest first. pronoun
+// admits "it" and "they".
+func subjectBefore(ws []word, aux int, pronoun bool) (classes []objectClass, names []string) {
 	for k := aux - 1; k >= 0 && k >= aux-5; k-- {
 		if k < aux-1 && ws[k].pause {
 			break
 		}
 		if ws[k].text == "it" || ws[k].text == "they" {
-			classes = append(classes, objPronoun)
-		} else if c, _ := wordClass(ws, k); c != objNone {
-			classes = append(classes, c)
+			if pronoun {
+				classes, names = append(classes, objPronoun), append(names, "")
+			}
+			continue
+		}
+		c, concrete := wordClass(ws, k)
+		if c == objNone || c == objWeb {
+			continue
+		}
+		if concrete {
+			classes, names = append(classes, c), append(names, ws[k].text)
+		} else if k > 0 && determiners[ws[k-1].text] || k > 1 && determiners[ws[k-2].text] {
+			classes, names = append(classes, c), append(names, "")
 		}
 	}
-	for _, c := range classes { // nearest to the verb first
-		for _, ph := range t[ws[j].text] {
-			if len(ph.words) == 1 && ph.object == c {
-				return pastClaim{tool: ph.tool}, true
+	return classes, names
+}
+
+// byOthers reports whether the words from i on say someone else did it:
+// "was deleted by you", "by the user".
+func byOthers(ws []word, i int) bool {
+	for k := i; k < len(ws) && k < i+4; k++ {
+		if ws[k].text == "by" && k+1 < len(ws) {
+			switch ws[k+1].text {
+			case "you", "the", "someone", "another", "them", "him", "her", "your":
+				return true
 			}
+		}
+	}
+	return false
+}
+
+// passiveClaim reads "notes.txt has been deleted", "the folder was created"
+// or "notes.txt is deleted" around ws[i] ("been", "was", "were", "is" or
+// "are"): the verb's object is then the subject before the auxiliary, a name
+// or a noun with a determiner ("it" only after "has been" or with
+// "successfully").
+func (t actionTable) passiveClaim(ws []word, i int) (pastClaim, bool) {
+	aux := i
+	pronoun := false
+	switch ws[i].text {
+	case "been":
+		if i == 0 || ws[i-1].text != "has" && ws[i-1].text != "have" {
+			return pastClaim{}, false
+		}
+		aux, pronoun = i-1, true
+	default:
+		pronoun = i+1 < len(ws) && ws[i+1].text == "successfully"
+	}
+	j := skip(ws, i+1, pastFillers)
+	if j >= len(ws) || byOthers(ws, j+1) || longAgo(ws, j+1) {
+		return pastClaim{}, false
+	}
+	if t := ws[i].text; (t == "is" || t == "are") && !nowAround(ws, i+1, j+1) {
+		// "The file is written in Go" describes; "is now deleted",
+		// "is deleted now" report.
+		return pastClaim{}, false
+	}
+	classes, objects := subjectBefore(ws, aux, pronoun)
+	for n, c := range classes { // nearest to the verb first
+		for _, ph := range t[ws[j].text] {
+			if len(ph.words) == 1 && ph.object == c || c == objPronoun && len(ph.words) == 1 && ph.object != objNone && ph.object != objPage && ph.object != objWeb {
+				obj := objects[n]
+				if ph.tool == tools.WebSearch {
+					obj = ""
+				}
+				return pastClaim{tool: ph.tool, object: obj, at: j}, true
+			}
+		}
+	}
+	return pastClaim{}, false
+}
+
+// nowAround reports whether "now" stands among ws[from:to] or right after
+// to, as in "is now deleted" or "is gone now".
+func nowAround(ws []word, from, to int) bool {
+	for k := from; k <= to && k < len(ws); k++ {
+		if ws[k].text == "now" || ws[k].text == "successfully" {
+			return true
+		}
+	}
+	return false
+}
+
+// longAgo reports whether the words from i on place the action in the past
+// of the conversation: "was created two years ago", "last week".
+func longAgo(ws []word, i int) bool {
+	for k := i; k < len(ws) && k < i+4; k++ {
+		switch ws[k].text {
+		case "ago", "yesterday", "last", "years", "months", "weeks", "before", "since", "originally", "recently", "according",
+			"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+			"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december":
+			return true
+		}
+	}
+	return false
+}
+
+// stateClaim reads the state an action left, told of its object: "notes.txt
+// is gone now", "the folder drafts is now empty".
+func stateClaim(ws []word, i int) (pastClaim, bool) {
+	if ws[i].text != "is" && ws[i].text != "are" {
+		return pastClaim{}, false
+	}
+	j := skip(ws, i+1, stateFillers)
+	if j >= len(ws) {
+		return pastClaim{}, false
+	}
+	classes, objects := subjectBefore(ws, i, false)
+	if len(classes) == 0 || !nowAround(ws, i+1, j+1) {
+		// "notes.txt is empty" tells what a read found; "is now empty",
+		// "is gone now" tell what an action did.
+		return pastClaim{}, false
+	}
+	c, obj := classes[0], objects[0]
+	switch ws[j].text {
+	case "gone":
+		if c == objFile || c == objDir {
+			return pastClaim{tool: tools.DeleteFile, object: obj, at: j}, true
+		}
+	case "empty", "emptied":
+		switch c {
+		case objFile:
+			return pastClaim{tool: tools.WriteFile, object: obj, at: j}, true
+		case objDir:
+			return pastClaim{tool: tools.DeleteFile, object: obj, at: j}, true
+		}
+	}
+	return pastClaim{}, false
+}
+
+// searchOfMine reads a web search the reply calls its own, at ws[i] ("my"
+// or "our"): "according to my web search", "my online search shows".
+func searchOfMine(ws []word, i int) (pastClaim, bool) {
+	k := skip(ws, i+1, searchFillers)
+	// "Based on my research" after a look into the user's trip or mailbox
+	// names no web search: only the web itself does.
+	web := false
+	if k < len(ws) && (ws[k].text == "web" || ws[k].text == "internet" || ws[k].text == "google" || ws[k].text == "online") {
+		web, k = true, k+1
+	}
+	if k > 0 && ws[k-1].text == "online" {
+		web = true
+	}
+	if k >= len(ws) {
+		return pastClaim{}, false
+	}
+	switch ws[k].text {
+	case "search", "searches", "lookup", "research":
+		if web {
+			return pastClaim{tool: tools.WebSearch, at: k}, true
 		}
 	}
 	return pastClaim{}, false

@@ -63,7 +63,12 @@ const (
 // Announcements returns an announced_not_called issue for each registered tool
 // that reply says it is about to use. Check calls it for final replies, which by
 // definition ended the turn without a tool call.
+//
+// A reply that asks the user a question (see asksUser) announces nothing.
 func Announcements(reply string, registered []string) []Issue {
+	if asksUser(reply) {
+		return nil
+	}
 	return announcements(reply, sentences(reply), quotedSpans(reply), registered)
 }
 
@@ -97,6 +102,38 @@ func announcements(reply string, sents, quoted []cut, registered []string) []Iss
 		})
 	}
 	return issues
+}
+
+// asksUser reports whether reply asks the user a question: a sentence
+// ending in '?' that speaks to the user ("Could you give me the airport
+// code?"). A reply that asks for what it needs before it can act ends the
+// turn to wait for the answer, so what it says it will do is no promise.
+func asksUser(reply string) bool {
+	for from := 0; ; {
+		k := strings.IndexByte(reply[from:], '?')
+		if k < 0 {
+			return false
+		}
+		q := from + k
+		from = q + 1
+		if q+1 < len(reply) && !isSpace(reply[q+1]) && reply[q+1] != '*' && reply[q+1] != '_' {
+			continue // inside a URL or a word
+		}
+		start := q
+		for start > 0 {
+			c := reply[start-1]
+			if c == '\n' || (c == '.' || c == '!' || c == '?') && start < len(reply) && isSpace(reply[start]) {
+				break
+			}
+			start--
+		}
+		for _, w := range sentenceWords(asciiLower(reply[start:q])) {
+			switch w {
+			case "you", "your", "you'd", "you're", "yours", "please":
+				return true
+			}
+		}
+	}
 }
 
 // sentences splits text at sentence ends and line breaks and returns the
@@ -317,6 +354,15 @@ func verbTool(verb string, after []string) (string, bool) {
 	switch verb {
 	case "do", "doing", "perform", "performing", "run", "running", "conduct", "conducting", "make", "use", "using":
 		if i := nounAt(after, "search", "searches", "lookup"); i >= 0 {
+			// "a web search", "the search tool": the noun names the web.
+			for _, w := range after[:i] {
+				if w == "web" || w == "internet" || w == "online" || w == "google" {
+					return tools.WebSearch, true
+				}
+			}
+			if i+1 < len(after) && (after[i+1] == "tool" || after[i+1] == "engine") {
+				return tools.WebSearch, true
+			}
 			return verbTool("search", after[i+1:])
 		}
 	case "take", "taking", "have", "having":
@@ -327,14 +373,26 @@ func verbTool(verb string, after []string) (string, bool) {
 		return readTool(obj)
 	}
 	switch verb {
-	case "search", "searching", "google", "googling", "browse", "browsing":
-		if obj == objFile || obj == objDir {
-			return tools.ListDirectory, true
-		}
+	case "google", "googling":
 		return tools.WebSearch, true
+	case "search", "searching", "browse", "browsing":
+		// Searching is the web tool's only when the web is its object:
+		// "search the web", "search online". "I will search for flights"
+		// names no tool.
+		switch obj {
+		case objFile, objDir:
+			return tools.ListDirectory, true
+		case objWeb, objPage:
+			return tools.WebSearch, true
+		}
 	case "look", "looking":
 		if len(after) > 0 && (after[0] == "up" || len(after) > 1 && after[1] == "up") {
-			return tools.WebSearch, true
+			for _, w := range after {
+				if w == "online" || w == "web" || w == "internet" || w == "google" {
+					return tools.WebSearch, true
+				}
+			}
+			return "", false
 		}
 		return readTool(obj)
 	case "find", "finding", "check", "checking":

@@ -18,8 +18,8 @@ func TestAnnouncements(t *testing.T) {
 		{"read that page", "I will read that page and summarize it.", []string{tools.ReadWebpage}},
 		{"read a URL", "Now let me read https://go.dev/doc/go1.26 for details.", []string{tools.ReadWebpage}},
 		{"write the file", "I'm going to write the file notes.txt with your list…", []string{tools.WriteFile}},
-		{"look that up", "Good question! Let me look that up.", []string{tools.WebSearch}},
-		{"curly apostrophe", "I’ll quickly search for it", []string{tools.WebSearch}},
+		{"look that up online", "Good question! Let me look that up online.", []string{tools.WebSearch}},
+		{"curly apostrophe", "I’ll quickly search the web for it", []string{tools.WebSearch}},
 		{"gerund after start by", "I'll start by searching the internet.", []string{tools.WebSearch}},
 		{"read the file", "Let me read the file plan.md first.", []string{tools.ReadFile}},
 		{"create a folder", "I am going to create a folder named reports.", []string{tools.CreateDirectory}},
@@ -31,11 +31,17 @@ func TestAnnouncements(t *testing.T) {
 		{"call by name", "I will call read_webpage on that link.", []string{tools.ReadWebpage}},
 		{"do a web search", "I'll do a quick web search for that.", []string{tools.WebSearch}},
 		{"run a search", "Let me run a search on the internet.", []string{tools.WebSearch}},
-		{"perform a search", "I will perform a search for recent news.", []string{tools.WebSearch}},
+		{"perform a search online", "I will perform a search online for recent news.", []string{tools.WebSearch}},
 		{"use the search tool", "I'll use the search tool.", []string{tools.WebSearch}},
 		{"take a look at the page", "Let me take a look at that page.", []string{tools.ReadWebpage}},
 		{"get the contents", "I'll get the contents of notes.txt.", []string{tools.ReadFile}},
 		{"two tools, each once", "Let me search the web. Then I'll read the page. Let me search again.", []string{tools.WebSearch, tools.ReadWebpage}},
+
+		// Searching names the web tool only with the web as its object; these
+		// three were announcements of web_search before that rule.
+		{"look that up, nothing says where", "Good question! Let me look that up.", nil},
+		{"search for something, nothing says where", "I’ll quickly search for it", nil},
+		{"perform a search, nothing says where", "I will perform a search for recent news.", nil},
 
 		{"past tense search", "I searched the web and found three articles (" + searchID + ").", nil},
 		{"past tense read", "I read the page and found that Go 1.26 adds new features.", nil},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ailab/ai-lab/api"
@@ -39,6 +40,8 @@ const (
 	CodeMissingID          = "missing_execution_id" // JSON tool-result claim without an id
 	CodeAnnouncedNotCalled = "announced_not_called" // reply says it will use a tool but did not call it
 	CodeUnrunClaim         = "unrun_claim"          // reply says a tool ran that did not run (or failed, or was denied) in this turn
+	CodeUndoneClaim        = "undone_claim"         // reply says an action failed or was not done that succeeded in this turn
+	CodeWrongObject        = "wrong_object"         // id cited for a run on another path or URL than the claim gives
 )
 
 // An Issue is one reason a reply cannot be shown as it is.
@@ -105,19 +108,23 @@ type Validator struct {
 // Check returns every issue of reply for session sessionID; no issues means
 // the reply may be shown. The error is only for a ledger that failed.
 func (v Validator) Check(ctx context.Context, sessionID, reply string, ledger Ledger) ([]Issue, error) {
+	// Every look at the reply reads it as its reader sees it: a full-width
+	// digit, a zero-width space or a Cyrillic letter hides no id and no verb.
+	reply = normalizeText(reply)
 	var issues []Issue
-	var cited []Claim // claims that held, each for a run the ledger confirms
+	var cited []citedRun // claims that held, each for a run the ledger confirms
 	known := v.knownTools()
 	sents, quoted := sentences(reply), quotedSpans(reply)
 	claims := allClaims(reply, known)
-	if shown := newShownContent(v.Turn); shown.any() && len(claims) > 0 {
+	shown := newShownContent(v.Turn)
+	if shown.any() && len(claims) > 0 {
 		// The tool's own output, shown as it came, claims nothing. This is
 		// decided before an id claimed several ways is counted once, so that
 		// the id of a file's JSON cited again outside it is still checked.
 		claims = slices.DeleteFunc(claims, func(c Claim) bool { return shown.covers(reply, c, quoted) })
 	}
 	for _, c := range distinctClaims(reply, claims) {
-		issue, ok, err := v.checkClaim(ctx, sessionID, c, ledger)
+		issue, rec, ok, err := v.checkClaim(ctx, sessionID, c, ledger)
 		if err != nil {
 			return nil, err
 		}
@@ -125,15 +132,25 @@ func (v Validator) Check(ctx context.Context, sessionID, reply string, ledger Le
 			issues = append(issues, issue)
 			continue
 		}
-		cited = append(cited, c)
+		cited = append(cited, citedRun{claim: c, rec: rec})
 	}
-	issues = append(issues, v.unrunClaims(reply, sents, quoted, cited, known)...)
+	// A JSON claim is judged by its id, not read as prose.
+	var jsonSpans []cut
+	for _, c := range claims {
+		if c.Kind == ClaimJSON {
+			jsonSpans = append(jsonSpans, cut{c.Offset, c.Offset + len(c.Raw)})
+		}
+	}
+	prose := proseText(reply, jsonSpans)
+	issues = append(issues, v.unrunClaims(reply, prose, quoted, shown, cited, known)...)
 	denied := v.deniedTools()
-	for _, is := range announcements(reply, sents, quoted, v.toolNames()) {
-		// The user said no to this tool in this turn: asking the model to
-		// call it would override that answer.
-		if !slices.Contains(denied, is.Tool) {
-			issues = append(issues, is)
+	if !asksUser(reply) {
+		for _, is := range announcements(reply, sents, quoted, v.toolNames()) {
+			// The user said no to this tool in this turn: asking the model to
+			// call it would override that answer.
+			if !slices.Contains(denied, is.Tool) {
+				issues = append(issues, is)
+			}
 		}
 	}
 	if len(denied) > 0 {
@@ -182,14 +199,15 @@ func (v Validator) deniedTools() []string {
 	return out
 }
 
-// checkClaim reports whether one claim holds, and the issue when it does not.
-func (v Validator) checkClaim(ctx context.Context, sessionID string, c Claim, ledger Ledger) (Issue, bool, error) {
+// checkClaim reports whether one claim holds, with the ledger's record of
+// the run it cites, and the issue when it does not.
+func (v Validator) checkClaim(ctx context.Context, sessionID string, c Claim, ledger Ledger) (Issue, Record, bool, error) {
 	if c.ExecutionID == "" {
 		return Issue{
 			Code:    CodeMissingID,
 			Message: fmt.Sprintf("tool claim for %s missing execution_id", c.ToolName),
 			Tool:    c.ToolName,
-		}, false, nil
+		}, Record{}, false, nil
 	}
 	notFound := Issue{
 		Code:    CodeNotFound,
@@ -201,30 +219,45 @@ func (v Validator) checkClaim(ctx context.Context, sessionID string, c Claim, le
 		// No ledger could hold it; saying why lets the model cite the id
 		// exactly as its tool result gave it instead of guessing again.
 		notFound.Message = fmt.Sprintf("execution id %s is not in the ledger: it is malformed, since an execution id is <tool name>_<13-digit unix milliseconds>_<8 lowercase hex digits>, such as web_search_1763769600123_9f86d081", c.ExecutionID)
-		return notFound, false, nil
+		return notFound, Record{}, false, nil
 	}
 	rec, found, err := ledger.Lookup(ctx, c.ExecutionID)
 	if err != nil {
-		return Issue{}, false, fmt.Errorf("look up execution %s: %w", c.ExecutionID, err)
+		return Issue{}, Record{}, false, fmt.Errorf("look up execution %s: %w", c.ExecutionID, err)
 	}
 	// Another session's run is reported exactly like a missing one, so a reply
 	// cannot learn that an id exists elsewhere.
 	if !found || rec.SessionID != sessionID {
-		return notFound, false, nil
+		return notFound, Record{}, false, nil
 	}
 	// An id's tool part is the tool's name as tools.IDPrefix writes it (an MCP
 	// tool's name may have capitals or dashes); a claim may name the tool
-	// either way.
+	// either way. Two tools may share that spelling (srv__Read, srv__read):
+	// a claim that names a tool by its exact name is then held to that
+	// tool, never to the other.
 	want := tools.IDPrefix(rec.ToolName)
-	if claimed := c.ToolName; (claimed != rec.ToolName && claimed != want) || prefix != want {
-		if claimed == rec.ToolName || claimed == want {
+	claimed := c.ToolName
+	sameTool := claimed == rec.ToolName || claimed == want && !(c.named && v.isOtherTool(claimed, rec.ToolName))
+	if !sameTool || prefix != want {
+		if claimed == rec.ToolName || claimed == want && !c.named {
 			claimed = prefix
 		}
 		return Issue{
 			Code:    CodeWrongTool,
 			Message: fmt.Sprintf("execution id %s belongs to a run of %s, not %s", c.ExecutionID, rec.ToolName, claimed),
 			Tool:    claimed,
-		}, false, nil
+		}, Record{}, false, nil
+	}
+	if vals, ok := argStrings(rec.Arguments); ok {
+		for _, o := range c.objects {
+			if !objectMatches(o, vals) {
+				return Issue{
+					Code:    CodeWrongObject,
+					Message: fmt.Sprintf("execution id %s is a run of %s on %s, not on %s", c.ExecutionID, rec.ToolName, strings.Join(vals, ", "), o),
+					Tool:    rec.ToolName,
+				}, Record{}, false, nil
+			}
+		}
 	}
 	if age := v.now().Sub(rec.StartedAt); age > v.window() {
 		return Issue{
@@ -232,11 +265,11 @@ func (v Validator) checkClaim(ctx context.Context, sessionID string, c Claim, le
 			Message: fmt.Sprintf("execution id %s of %s is %s old, older than the %s it stays citable; run the tool again for a fresh result",
 				c.ExecutionID, rec.ToolName, age.Round(time.Second), v.window()),
 			Tool: rec.ToolName,
-		}, false, nil
+		}, Record{}, false, nil
 	}
 	if !rec.Completed || rec.Error != "" {
 		if c.ReportsFailure() {
-			return Issue{}, true, nil
+			return Issue{}, rec, true, nil
 		}
 	}
 	if rec.Error != "" {
@@ -244,16 +277,28 @@ func (v Validator) checkClaim(ctx context.Context, sessionID string, c Claim, le
 			Code:    CodeFailedRun,
 			Message: fmt.Sprintf("execution %s of %s failed (%s), it cannot be cited as a result", c.ExecutionID, rec.ToolName, rec.Error),
 			Tool:    rec.ToolName,
-		}, false, nil
+		}, Record{}, false, nil
 	}
 	if !rec.Completed {
 		return Issue{
 			Code:    CodeFailedRun,
 			Message: fmt.Sprintf("execution %s of %s never completed, it cannot be cited as a result", c.ExecutionID, rec.ToolName),
 			Tool:    rec.ToolName,
-		}, false, nil
+		}, Record{}, false, nil
 	}
-	return Issue{}, true, nil
+	return Issue{}, rec, true, nil
+}
+
+// isOtherTool reports whether name is the exact name of a tool the
+// Validator knows other than ran.
+func (v Validator) isOtherTool(name, ran string) bool {
+	if name == ran {
+		return false
+	}
+	if _, ok := v.Identities[name]; ok {
+		return true
+	}
+	return slices.Contains(v.knownTools(), name)
 }
 
 func (v Validator) now() time.Time {

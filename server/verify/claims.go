@@ -40,6 +40,12 @@ type Claim struct {
 	// status; around is the stretch of text a mention or bare id belongs to.
 	jsonFailure bool
 	around      string
+	// named is set when the reply names the tool itself (a JSON tool field,
+	// a tool name written before the id) rather than leaving it to the id.
+	named bool
+	// objects are the paths and URLs a JSON claim gives its run (its
+	// "path", "url", "source" or "destination" fields, at any depth).
+	objects []string
 }
 
 // failureWords are what a reply says when it reports that a run went wrong
@@ -98,7 +104,8 @@ func hasHTTPErrorStatus(text string) bool {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// ExtractClaims finds every claim of a tool result in text: JSON objects that
+// ExtractClaims finds every claim of a tool result in text, read as it is
+// given (Check normalises the reply first, see normalizeText): JSON objects that
 // name a tool or carry an execution id, execution_id mentions, bare ids, and
 // words shaped like an id of a catalog tool that are not in the contract's
 // format. A claim of the same id made several ways is returned once, in its
@@ -162,8 +169,9 @@ func distinctClaims(text string, claims []Claim) []Claim {
 }
 
 // markFailureReports gives each mention and bare id its own stretch of its
-// line: from the previous claim or the line start to the next claim or the
-// line end. Words there speak about this run and no other.
+// sentence: from the previous claim, the sentence start or the line start to
+// the next claim, the sentence end or the line end. Words there speak about
+// this run and no other.
 func markFailureReports(text string, claims []Claim) {
 	for i := range claims {
 		c := &claims[i]
@@ -182,8 +190,38 @@ func markFailureReports(text string, claims []Claim) {
 		if i+1 < len(claims) {
 			to = max(end, min(to, claims[i+1].Offset))
 		}
+		// Only the claim's own sentence: "Let me know if you see any
+		// errors." after it says nothing of its run.
+		if k := lastSentenceEnd(text[from:c.Offset]); k >= 0 {
+			from += k
+		}
+		if k := firstSentenceEnd(text[end:to]); k >= 0 {
+			to = end + k
+		}
 		c.around = text[from:to]
 	}
+}
+
+// lastSentenceEnd returns where the last sentence that ends in s (at '.',
+// '!' or '?' before a space) is over, or -1.
+func lastSentenceEnd(s string) int {
+	for i := len(s) - 2; i >= 0; i-- {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && isSpace(s[i+1]) {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// firstSentenceEnd returns where the first sentence of s ends (just past
+// its '.', '!' or '?' before a space or the end), or -1.
+func firstSentenceEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && (i+1 == len(s) || isSpace(s[i+1])) {
+			return i + 1
+		}
+	}
+	return -1
 }
 
 // jsonClaims returns the JSON objects of text that present a tool result.
@@ -217,6 +255,9 @@ func jsonClaims(text string) []Claim {
 			continue
 		}
 		c.Raw, c.Offset = raw, i
+		if c.ExecutionID != "" && mayHoldObject(raw) {
+			c.objects = objectFields(obj)
+		}
 		claims = append(claims, c)
 		i = end - 1
 	}
@@ -289,14 +330,14 @@ func claimFromObject(obj map[string]json.RawMessage) (Claim, bool) {
 			continue
 		}
 		if name := jsonString(v); name != "" {
-			c.ToolName = name
+			c.ToolName, c.named = name, true
 			break
 		}
 		// OpenAI's tool_calls shape: "function": {"name": ..., "arguments": ...}.
 		var fn map[string]json.RawMessage
 		if json.Unmarshal(v, &fn) == nil {
 			if name := jsonString(fn["name"]); name != "" {
-				c.ToolName = name
+				c.ToolName, c.named = name, true
 				_, a := fn["arguments"]
 				_, p := fn["parameters"]
 				callLike = a || p
@@ -312,6 +353,8 @@ func claimFromObject(obj map[string]json.RawMessage) (Claim, bool) {
 		// as a call does, or else only through the id's own prefix.
 		if c.ToolName = jsonString(obj["name"]); c.ToolName == "" {
 			c.ToolName = idPrefix(c.ExecutionID)
+		} else {
+			c.named = true
 		}
 	}
 	if !hasID {
@@ -332,6 +375,56 @@ func claimFromObject(obj map[string]json.RawMessage) (Claim, bool) {
 		c.jsonFailure = hasErr && string(errVal) != "null" || status == "error" || status == "failed"
 	}
 	return c, true
+}
+
+// mayHoldObject is the cheap look that spares most JSON claims objectFields.
+func mayHoldObject(raw string) bool {
+	for _, k := range []string{`"path"`, `"url"`, `"source"`, `"destination"`, `"file"`, `"filename"`} {
+		if strings.Contains(raw, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// objectFields returns the string values of the path and URL fields of a
+// decoded JSON object, at any depth.
+func objectFields(obj map[string]json.RawMessage) []string {
+	var out []string
+	var walk func(m map[string]json.RawMessage, depth int)
+	walk = func(m map[string]json.RawMessage, depth int) {
+		for k, v := range m {
+			switch k {
+			case "path", "url", "source", "destination", "file", "filename":
+				if s := jsonString(v); s != "" {
+					out = append(out, s)
+				}
+				continue
+			}
+			if depth >= 4 || len(v) == 0 {
+				continue
+			}
+			switch v[0] {
+			case '{':
+				var inner map[string]json.RawMessage
+				if json.Unmarshal(v, &inner) == nil {
+					walk(inner, depth+1)
+				}
+			case '[':
+				var list []json.RawMessage
+				if json.Unmarshal(v, &list) == nil {
+					for _, e := range list {
+						var inner map[string]json.RawMessage
+						if len(e) > 0 && e[0] == '{' && json.Unmarshal(e, &inner) == nil {
+							walk(inner, depth+1)
+						}
+					}
+				}
+			}
+		}
+	}
+	walk(obj, 0)
+	return out
 }
 
 // presentsResult reports whether an id-less object naming a tool presents
@@ -398,12 +491,14 @@ func mentionClaims(text string) []Claim {
 			continue // a placeholder like <id> or an empty value names nothing
 		}
 		id := text[i:j]
+		tool, named := toolBeforeNamed(text, keyStart, idPrefix(id))
 		claims = append(claims, Claim{
 			ExecutionID: id,
-			ToolName:    toolBefore(text, keyStart, idPrefix(id)),
+			ToolName:    tool,
 			Kind:        ClaimMention,
 			Raw:         text[keyStart:j],
 			Offset:      keyStart,
+			named:       named,
 		})
 		from = j
 	}
@@ -446,13 +541,14 @@ func bareClaims(text string) []Claim {
 	spans := findExecutionIDs(text)
 	claims := make([]Claim, 0, len(spans))
 	for _, s := range spans {
-		prefix := text[s.Start:s.ToolEnd]
+		tool, named := toolBeforeNamed(text, s.Start, text[s.Start:s.ToolEnd])
 		claims = append(claims, Claim{
 			ExecutionID: text[s.Start:s.End],
-			ToolName:    toolBefore(text, s.Start, prefix),
+			ToolName:    tool,
 			Kind:        ClaimBare,
 			Raw:         text[s.Start:s.End],
 			Offset:      s.Start,
+			named:       named,
 		})
 	}
 	return claims
@@ -488,6 +584,15 @@ func idPrefix(id string) string {
 	return id[:spans[0].ToolEnd]
 }
 
+// toolBeforeNamed is toolBefore, and whether the reply named the tool.
+func toolBeforeNamed(text string, offset int, fallback string) (string, bool) {
+	t, ok := toolWordBefore(text, offset)
+	if !ok {
+		return fallback, false
+	}
+	return t, true
+}
+
 // toolBefore returns the tool a reply names right before a claim at offset,
 // as in "run_speed_test (execution_id: X)" or "check_internet_connection: X",
 // and fallback when there is none. Only a word separated from the claim by
@@ -496,6 +601,13 @@ func idPrefix(id string) string {
 // counts; another snake_case word only when it is not quoted or part of a path,
 // since `old_notes` or docs/my_plan is a file name, not a tool.
 func toolBefore(text string, offset int, fallback string) string {
+	t, _ := toolBeforeNamed(text, offset, fallback)
+	return t
+}
+
+// toolWordBefore returns the tool name written right before offset, as
+// toolBefore reads it, in its own case.
+func toolWordBefore(text string, offset int) (string, bool) {
 	i := offset
 	quoted := false
 	for i > 0 && strings.IndexByte(" \t([`'\":=-*", text[i-1]) >= 0 {
@@ -508,15 +620,18 @@ func toolBefore(text string, offset int, fallback string) string {
 	}
 	word := text[i:end]
 	if tools.IsName(word) {
-		return word
+		return word, true
+	}
+	if k := strings.Index(word, "__"); k > 0 && k+2 < len(word) && isLetter(word[0]) && !strings.HasSuffix(word, "_") && idPrefix(word) == "" {
+		return word, true // an MCP tool, SERVER__TOOL, in any case
 	}
 	if i > 0 && strings.IndexByte("`'\"./\\", text[i-1]) >= 0 {
 		quoted = true
 	}
 	if quoted || !isSnakeName(word) || strings.HasSuffix(word, "_id") || idPrefix(word) != "" {
-		return fallback
+		return "", false
 	}
-	return word
+	return word, true
 }
 
 // isSnakeName reports whether w looks like a tool name: lowercase words

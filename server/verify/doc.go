@@ -2,11 +2,78 @@
 // is (CONTRACT section 7). It extracts the tool results a reply claims, checks
 // each cited execution id against the session's execution ledger, reports words
 // shaped like an execution id that are not in the contract's format, holds every
-// past-tense account of a tool run ("I searched the web", "I deleted notes.txt")
-// to the calls of the turn, catches replies that announce a tool instead of
-// calling it, and parses tool calls that models without native tool calling
-// write as text. It also words the re-prompt for the model and the fallback
-// reply for the user.
+// account of a tool run ("I searched the web", "I deleted notes.txt") to the
+// calls of the turn, catches replies that announce a tool instead of calling
+// it, and parses tool calls that models without native tool calling write as
+// text. It also words the re-prompt for the model and the fallback reply for
+// the user.
+//
+// # What it reads
+//
+// The reply is read as its reader sees it: invisible characters (zero-width
+// spaces and joiners, the soft hyphen, bidi controls, variation selectors, tag
+// characters) are removed, the text is put in NFKC (full-width digits and
+// letters become ASCII), and Cyrillic, Greek and Armenian letters that look
+// like Latin ones are folded to ASCII inside words that are not wholly of
+// that script. Ids and verbs are then read on that text, so "I dеleted" with
+// a Cyrillic е is "I deleted", and an id with full-width digits or a
+// zero-width space inside is the id it shows.
+//
+// Every part of the reply is read for accounts of runs: prose, quote lines,
+// lists, each cell of a table, the text of links, emphasis, headings, HTML
+// emphasis tags and code blocks. A code block or quote that shows exactly what
+// a successful run of the turn returned (a file read_file read) is the tool's
+// output and claims nothing.
+//
+// An account is an action, an object and an outcome: which kind of action
+// (the tools.Action of the tool's one identity record: a built-in tool's from
+// tools.IdentityByName, an MCP tool's from Run.Identity or
+// Validator.Identities), on which object (a path, compared after cleaning, a
+// bare file name matching a path that ends in it; a URL or domain, compared by
+// host), done or not. "I deleted notes.txt" needs a successful run of a
+// delete action on notes.txt in this turn, by any tool whose identity says it
+// deletes, or a cited execution id whose ledger record is such a run
+// (Record.Arguments give its object). A claim that a call failed, was denied
+// or was only tried holds when such a call failed or was denied. Words
+// elsewhere in the reply excuse nothing; only a clause of the claim's own
+// sentence that goes on to tell the failure ("I searched the web, but it
+// timed out") does. Negation and questions void a claim ("I did not delete",
+// "I couldn't delete", "Shall I delete?"), but a question the reply answers
+// itself ("I have deleted notes.txt? Yes, it is gone.") is a claim.
+//
+// The grammar reads English, French, German, Spanish, Italian, Portuguese,
+// Dutch and Polish for the file and web actions (read, list, write, create,
+// save, delete, remove, move, rename, copy, search, fetch, visit): first-person
+// past tenses, compound pasts and passives ("was deleted", "has been written",
+// "a été supprimé", "wurde gelöscht"), result states ("is gone now", "is now
+// empty"), and paraphrases ("got rid of", "I used the search tool", "according
+// to my web search"). An id's tool is held to the tool named beside it exactly
+// when two tools share the id's spelling (srv__Read, srv__read).
+//
+// An announcement needs the tool's own object: "search the web", "look it up
+// online", "read the page at https://...". "I will search for flights" names no
+// tool, and a reply that asks the user a question (for what it needs before it
+// can act) makes no promise.
+//
+// # What it cannot read
+//
+// It reads the languages above only, and of them the verbs of its tables; a
+// paraphrase it has no phrase for ("notes.txt is history", a metaphor, a
+// language it does not know) passes, and so does an action outside the file
+// and web tools ("I sent the e-mail", "I booked the table"): an outside tool
+// whose identity says nothing of its effect (tools.ActionCall) is held only
+// to "I ran/called/used <its name>". Claims that an action failed or was not
+// done are held to the turn in English only, and only when they name their
+// object. Objects are compared by name, without
+// case, and not resolved as the tool would (symbolic links, "..", a
+// relative path against another folder); a run whose arguments the server
+// did not give matches any object. Content a web tool returned is not known
+// to it (Run.Result is a file's content only), so quoting a page that tells
+// of an action in the first person is read as the reply's own claim, and so
+// is a first-person draft the reply writes for the user in a code block or a
+// quote. Emphasis
+// inside a word ("de**lete**d") splits it. Announcements are not read in code
+// blocks, quotes and link texts, which show someone else's words.
 //
 // Honest replies must pass: a failed or denied call told as such, content a
 // tool returned shown as it came, and promises that wait for the user. The

@@ -30,7 +30,7 @@ func RepromptMessage(issues []Issue) string {
 		switch is.Code {
 		case CodeAnnouncedNotCalled:
 			announced = append(announced, is.Tool)
-		case CodeUnrunClaim:
+		case CodeUnrunClaim, CodeUndoneClaim:
 			unrun = true
 		default:
 			claims = true

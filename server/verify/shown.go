@@ -60,6 +60,9 @@ func (s *shownContent) build() {
 		}
 	}
 	for _, t := range texts {
+		// The reply is read normalised (see normalizeText); what the tool
+		// returned is compared in the same form.
+		t = normalizeText(t)
 		s.squeezed = append(s.squeezed, squeeze(t))
 		s.indexJSON(t)
 	}
@@ -130,6 +133,7 @@ func (s *shownContent) covers(reply string, c Claim, quoted []cut) bool {
 // holds reports whether text, once whitespace is dropped, is part of a
 // result, or is JSON equal to a value of one.
 func (s *shownContent) holds(text string) bool {
+	s.build()
 	sq := squeeze(text)
 	if sq == "" {
 		return false

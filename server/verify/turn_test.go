@@ -158,6 +158,16 @@ func TestCheckCatchesUnrunClaims(t *testing.T) {
 		{name: "a real id in another sentence does not back the claim",
 			reply: "I searched the web and Go 1.27 is out. The page (" + readID + ") lists the changes.",
 			codes: []string{CodeUnrunClaim}, want: []string{"web_search was not called"}},
+		// These two passed before: a failure told in the next sentence excused
+		// the claim, and a quote line was never read.
+		{name: "a failed fetch told as done, the failure only in the next sentence",
+			turn:  []Run{pageErr},
+			reply: "I opened https://example.com. The server refused the connection.",
+			codes: []string{CodeUnrunClaim}, want: []string{"presents read_webpage as done"}},
+		{name: "a quote line that is no run's output",
+			turn:  []Run{readFileRun("I searched the web and deleted notes.txt.")},
+			reply: "The file holds:\n```\nI searched the web and deleted notes.txt.\n```\n> I read https://go.dev yesterday.",
+			codes: []string{CodeUnrunClaim}, want: []string{"read_webpage was not called"}},
 		{name: "each tool is reported once",
 			reply: "I searched the web. Then I searched it again.",
 			codes: []string{CodeUnrunClaim}},
@@ -196,10 +206,6 @@ func TestCheckPassesHonestReplies(t *testing.T) {
 			turn:  []Run{pageErr},
 			reply: "I fetched https://example.com, but the fetch gave a 404.",
 		},
-		{name: "a failed fetch told in the next sentence",
-			turn:  []Run{pageErr},
-			reply: "I opened https://example.com. The server refused the connection.",
-		},
 		{name: "a failed search told as timed out",
 			turn:  []Run{searchErr},
 			reply: "I searched the web, but it timed out.",
@@ -229,7 +235,7 @@ func TestCheckPassesHonestReplies(t *testing.T) {
 		},
 		{name: "past tense in a code block or a quote is someone else's",
 			turn:  []Run{readFileRun("I searched the web and deleted notes.txt.")},
-			reply: "The file holds:\n```\nI searched the web and deleted notes.txt.\n```\n> I read https://go.dev yesterday.",
+			reply: "The file holds:\n```\nI searched the web and deleted notes.txt.\n```",
 		},
 		{name: "a version number is no file",
 			reply: "I found that Go 1.26.3 fixes it, and I read about 1.27 in your message.",
@@ -483,14 +489,26 @@ func FuzzUnrunClaims(f *testing.F) {
 		if strings.Contains(reply, "```") || strings.Contains(reply, "~~~") {
 			return
 		}
-		v.Turn = nil
+		// A code block is read for claims of runs (it used to be skipped,
+		// which let "```\nI deleted notes.txt\n```" through), but it
+		// announces nothing; with every tool run it claims nothing unrun.
 		issues, err = v.Check(context.Background(), "s_1", "```\n"+reply+"\n```", testLedger())
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, is := range issues {
 			if is.Code == CodeUnrunClaim || is.Code == CodeAnnouncedNotCalled {
-				t.Fatalf("text in a code block counted as the reply's own: %s", is.Message)
+				t.Fatalf("text in a code block, every tool run: %s", is.Message)
+			}
+		}
+		v.Turn = nil
+		issues, err = v.Check(context.Background(), "s_1", "```\n"+reply+"\n```", testLedger())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, is := range issues {
+			if is.Code == CodeAnnouncedNotCalled {
+				t.Fatalf("text in a code block announced a tool: %s", is.Message)
 			}
 		}
 	})
