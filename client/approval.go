@@ -280,48 +280,6 @@ func compactArgs(raw json.RawMessage) string {
 	return Visible(buf.String())
 }
 
-// ShortArgs renders top-level object arguments as "key=value, key=value" in the
-// order sent, strings unquoted unless that would be ambiguous, all made visible;
-// anything else is compact JSON.
-func ShortArgs(raw json.RawMessage) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		var buf bytes.Buffer
-		if json.Compact(&buf, raw) != nil {
-			return Visible(string(raw))
-		}
-		return Visible(buf.String())
-	}
-	var parts []string
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			break
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			break
-		}
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			if !plainValue(s) {
-				// Quoted, so a value cannot pose as more arguments: content="x, path=/etc".
-				s = string(v)
-			}
-			parts = append(parts, Visible(fmt.Sprint(kt))+"="+Visible(s))
-			continue
-		}
-		var buf bytes.Buffer
-		if json.Compact(&buf, v) != nil {
-			buf.Reset()
-			buf.Write(v)
-		}
-		parts = append(parts, Visible(fmt.Sprint(kt))+"="+Visible(buf.String()))
-	}
-	return strings.Join(parts, ", ")
-}
-
 // plainValue reports whether a string argument reads unambiguously without quotes in
 // "key=value, key=value": no separators, quotes or brackets, no space at either end.
 func plainValue(s string) bool {
@@ -333,9 +291,10 @@ func CallLabel(p api.PendingTool) string {
 	return Visible(p.ToolName) + "(" + ShortArgs(p.Arguments) + ")"
 }
 
-// ShortLabel is CallLabel with the arguments cut to n cells.
+// ShortLabel is CallLabel with the arguments cut to about n cells, the call's
+// object kept whole (see ShortArgsFit).
 func ShortLabel(p api.PendingTool, n int) string {
-	return Visible(p.ToolName) + "(" + cut(ShortArgs(p.Arguments), n) + ")"
+	return Visible(p.ToolName) + "(" + ShortArgsFit(p.Arguments, n) + ")"
 }
 
 // cut shortens s to width cells with a trailing …; width <= 0 means no limit.

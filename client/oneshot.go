@@ -134,7 +134,8 @@ func (o Once) prompt() io.Writer {
 
 // ask prints the batch as a plain table, with the server's reason under each
 // call, and reads one line per call: y, n, a, d, ? or an empty line for the
-// default y, and s or r for a call that carries a grant offer; after n or d, one
+// default y (none for a Destructive call), and s or r for a call that carries a
+// grant offer; after n or d, one
 // more line is the reason (empty: none); after s or r, one more line confirms
 // the grant or the rule shown (y) or goes back to the question; ? prints the
 // call's full arguments and what it would change, then asks again.
@@ -143,7 +144,9 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 	plain := lipgloss.NewRenderer(w)
 	plain.SetColorProfile(termenv.Ascii) // plain text even on a colour terminal
 	st := NewTableStyle(plain)
-	fmt.Fprintln(w, b.Screen(ScreenOptions{Width: o.Width, Style: st}))
+	opt := ScreenOptions{Width: o.Width, Style: st}
+	fmt.Fprintln(w, b.Screen(opt))
+	cutRows := b.Table(opt).Cut
 	fmt.Fprintln(w)
 	line := func(question string) string {
 		fmt.Fprint(w, question)
@@ -169,8 +172,12 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 			return ErrInputEnded
 		}
 		o.echo(w, in.Text())
-		switch strings.ToLower(strings.TrimSpace(in.Text())) {
+		switch a := strings.ToLower(strings.TrimSpace(in.Text())); a {
 		case "", "y", "yes":
+			if a == "" && !b.HasDefault() {
+				fmt.Fprintln(w, NoDefault+".")
+				continue
+			}
 			b.Decide(true, "")
 		case "n", "no":
 			b.Decide(false, reason())
@@ -188,21 +195,101 @@ func (o Once) ask(b *Batch, in *bufio.Scanner) error {
 				b.Always()
 			}
 		case "a", "all":
-			b.DecideRest(true)
+			if sure(w, line, b, cutRows, "Approve") {
+				b.DecideRest(true)
+			}
 		case "d", "deny":
-			b.DenyRest(reason())
+			if sure(w, line, b, cutRows, "Deny") {
+				b.DenyRest(reason())
+			}
 		case "?":
 			fmt.Fprintln(w, Details(b.Pending[b.Current()], st))
 		default:
-			if b.CanGrant() {
-				fmt.Fprintln(w, "Answer y (approve), n (deny), s (approve and grant such calls for this session), r (approve and save an allow rule in config.yaml), a (approve all remaining), d (deny all remaining) or ? (full arguments and changes).")
-			} else {
-				fmt.Fprintln(w, "Answer y (approve), n (deny), a (approve all remaining), d (deny all remaining) or ? (full arguments and changes).")
-			}
+			fmt.Fprintln(w, keyWords(b.Keys()))
 		}
 	}
 	for _, l := range append(b.Summary(o.Width), b.ScopeNotes()...) {
 		fmt.Fprintln(w, l)
 	}
 	return nil
+}
+
+// sure asks before a or d decides calls whose arguments the table showed cut
+// short (cut, by row), as the TUI does: the reader has not seen them whole. It
+// reports whether to go on.
+func sure(w io.Writer, line func(string) string, b *Batch, cut map[int]bool, verb string) bool {
+	n := 0
+	for i := b.Current(); i < len(b.Pending); i++ {
+		if cut[i] {
+			n++
+		}
+	}
+	if n == 0 {
+		return true
+	}
+	them := fmt.Sprintf("all %d remaining calls", b.Remaining())
+	if b.Remaining() == 1 {
+		them = "the 1 remaining call"
+	}
+	verbIs := "are"
+	if n == 1 {
+		verbIs = "is"
+	}
+	fmt.Fprintf(w, "%d of them %s cut short in the table (? shows the current call whole, y decides one at a time).\n", n, verbIs)
+	a := strings.ToLower(line(verb + " " + them + "? [y/n] (n): "))
+	return a == "y" || a == "yes"
+}
+
+// keyWords says what each of keys (as Keys lists them) does, for an answer that
+// is none of them.
+func keyWords(keys string) string {
+	words := map[string]string{
+		"y": "y (approve)", "n": "n (deny)", "s": "s (approve and grant such calls for this session)",
+		"r": "r (approve and save an allow rule in config.yaml)", "a": "a (approve all remaining)",
+		"d": "d (deny all remaining)", "?": "? (full arguments and changes)",
+	}
+	var parts []string
+	for _, k := range strings.Split(keys, "/") {
+		parts = append(parts, words[k])
+	}
+	return "Answer " + strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1] + "."
+}
+
+// Codes of the one-shot mode's own failures, beside the server's (api.Code...),
+// for the error object of --json.
+const (
+	CodeUnreachable = "unreachable"  // no HTTP answer came back
+	CodeInputEnded  = "input_ended"  // stdin closed before every call was decided
+	CodeStreamEnded = "stream_ended" // the answer stopped before its end
+	CodeInterrupted = "interrupted"  // Ctrl+C or SIGTERM before the answer came
+	CodeClient      = "client_error" // anything else on this side
+)
+
+// ErrorCode names err for --json: the server's code when it answered with one,
+// else one of the client's own codes.
+func ErrorCode(err error) string {
+	var ae *APIError
+	switch {
+	case errors.As(err, &ae) && ae.Code != "":
+		return ae.Code
+	case errors.Is(err, ErrUnreachable):
+		return CodeUnreachable
+	case errors.Is(err, ErrUnauthorized):
+		return api.CodeUnauthorized
+	case errors.Is(err, ErrInputEnded):
+		return CodeInputEnded
+	case errors.Is(err, ErrStreamEnded):
+		return CodeStreamEnded
+	case errors.Is(err, context.Canceled):
+		return CodeInterrupted
+	}
+	return CodeClient
+}
+
+// WriteJSONError writes the error object of a failed one-shot --json run to w:
+// {"error": {"code": "...", "message": "..."}}, as the API writes its errors.
+func WriteJSONError(w io.Writer, code string, err error) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: err.Error()}})
 }

@@ -39,9 +39,9 @@ func TestOnceApprovalFlows(t *testing.T) {
 		stdin   string
 		want    [][]api.Decision
 	}{
-		{"ask y then n with reason, then default", client.ApproveAsk, "y\nn\nnot that file\n\n",
+		{"ask y then n with reason, then Enter asks for y or n", client.ApproveAsk, "y\nn\nnot that file\n\ny\n",
 			[][]api.Decision{{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Feedback: "not that file"}}, {{ToolCallID: "c3", Approved: true}}}},
-		{"ask y, d with a reason, then default", client.ApproveAsk, "y\nd\nnot now\n\n",
+		{"ask y, d with a reason, then Enter asks for y or n", client.ApproveAsk, "y\nd\nnot now\n\ny\n",
 			[][]api.Decision{{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Feedback: "not now"}}, {{ToolCallID: "c3", Approved: true}}}},
 		{"ask a then d", client.ApproveAsk, "a\nd\n",
 			[][]api.Decision{{{ToolCallID: "c1", Approved: true}, {ToolCallID: "c2", Approved: true}}, {{ToolCallID: "c3"}}}},
@@ -97,7 +97,7 @@ func TestOnceShowsThePreviewAndTheDiff(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	p := prompt.String()
-	table, details, _ := strings.Cut(p, "(y): ")
+	table, details, _ := strings.Cut(p, "?]: ")
 	if !strings.Contains(table, "⚠ overwrites notes.txt (+3 −1) · ? shows the diff") {
 		t.Errorf("the table lacks the preview:\n%s", table)
 	}

@@ -112,8 +112,8 @@ func TestOnceSessionAndAlways(t *testing.T) {
 	for _, want := range []string{
 		"│ why: preset moderate: delete_file asks",
 		"│ why: preset moderate: write_file asks",
-		"(1 of 4) Approve delete_file(path=old.txt)? [y/n/a/d/?] (y): s\ndelete_file never takes a grant: each such call asks; y approves this one\n",
-		"(1 of 4) Approve delete_file(path=old.txt)? [y/n/a/d/?] (y): r\ndelete_file never takes a grant: each such call asks; y approves this one\n",
+		"(1 of 4) Approve delete_file(path=old.txt)? [y/n/a/d/?]: s\ndelete_file never takes a grant: each such call asks; y approves this one\n",
+		"(1 of 4) Approve delete_file(path=old.txt)? [y/n/a/d/?]: r\ndelete_file never takes a grant: each such call asks; y approves this one\n",
 		"(2 of 4) Approve write_file(path=notes/a.txt, content=x)? [y/n/s/r/a/d/?] (y): r\nRule for config.yaml: allow write_file in notes/\n",
 		`  Adds {allow: write_file, path: "notes/"} to the rules in config.yaml.`,
 		"  It also approves 1 more call of this batch that it covers.\nApprove write_file(path=notes/a.txt, content=x) and save this rule? [y/n] (n): n\n(2 of 4)",

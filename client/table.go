@@ -1,7 +1,6 @@
 package client
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -67,10 +66,12 @@ type ScreenOptions struct {
 }
 
 // A TableView is the table of a batch drawn for a height: its lines and the rows
-// they show, First to Last (exclusive).
+// they show, First to Last (exclusive), and which of those show their arguments
+// cut short (Cut, by row index), which a reader has not fully seen either.
 type TableView struct {
 	Lines       []string
 	First, Last int
+	Cut         map[int]bool
 }
 
 const tableTitle = "Tools Requesting Approval"
@@ -85,7 +86,10 @@ func (b *Batch) Screen(opt ScreenOptions) string {
 	}
 	msg := b.Message
 	if msg == "" {
-		msg = fmt.Sprintf("The AI wants to use %d tool(s) that require your approval.", len(b.Pending))
+		msg = fmt.Sprintf("The AI wants to make %d tool calls that need your approval.", len(b.Pending))
+		if len(b.Pending) == 1 {
+			msg = "The AI wants to make 1 tool call that needs your approval."
+		}
 	}
 	var sb strings.Builder
 	sb.WriteString(opt.Style.Title.Render(cut("⚠ Tool Approval Required", width)))
@@ -133,8 +137,9 @@ type rowBlock struct {
 	tool, args []string
 	style      lipgloss.Style
 	current    bool
-	effect     int // args[effect:why] say what the call would change; -1: nothing
-	why        int // args[why] says why the call asks; -1: no such line
+	effect     int  // args[effect:why] say what the call would change; -1: nothing
+	why        int  // args[why] says why the call asks; -1: no such line
+	cut        bool // some of the call's arguments are left out
 }
 
 func (r rowBlock) height() int { return max(len(r.tool), len(r.args)) }
@@ -166,9 +171,9 @@ func (b *Batch) row(i int, opt ScreenOptions, toolW, argW, maxLines int) rowBloc
 		r.style = opt.Style.Decided
 	}
 	if opt.Compact && !cur {
-		r.args = []string{cut(compactArgs(p.Arguments), argW)}
+		r.args, r.cut = flatLines(p.Arguments, argW)
 	} else {
-		r.args = argLines(p.Arguments, argW, maxLines)
+		r.args, r.cut = argLines(p.Arguments, argW, maxLines)
 	}
 	if pv := p.Preview; pv != nil && pv.Summary != "" && i >= len(b.Decisions) {
 		text := "⚠ " + Visible(pv.Summary)
@@ -210,28 +215,6 @@ func detailsHint(pv *api.Preview) string {
 		return "the first lines"
 	}
 	return ""
-}
-
-// argLines are a call's arguments for a cell argW wide: indented JSON when it fits
-// maxLines (<= 0: no limit), else compact JSON, wrapped, cut with a pointer to ?.
-func argLines(raw json.RawMessage, argW, maxLines int) []string {
-	lines := strings.Split(PrettyArgs(raw), "\n")
-	if n := maxLines; n > 0 && len(lines) > n {
-		// Indented JSON does not fit: compact JSON is as exact and far denser.
-		flat := compactArgs(raw)
-		lines = strings.Split(ansi.Hardwrap(flat, argW, false), "\n")
-		switch {
-		case len(lines) <= n:
-		case n == 1:
-			lines = []string{cut(flat, argW)}
-		default:
-			lines = append(lines[:n-1], "… (? shows all)")
-		}
-	}
-	for j, l := range lines {
-		lines[j] = cut(l, argW)
-	}
-	return lines
 }
 
 // Table draws the table of calls: header, rows, and, when opt.Height cuts it, a
@@ -292,8 +275,20 @@ func (b *Batch) Table(opt ScreenOptions) TableView {
 	if opt.Height > 0 && len(lines) > opt.Height {
 		// Too small even for one whole row: the bottom border goes last.
 		lines = append(lines[:max(1, opt.Height-1)], lines[len(lines)-1])
+		for i := first; i < last; i++ {
+			blocks[i].cut = true
+		}
 	}
-	return TableView{Lines: lines, First: first, Last: last}
+	var cuts map[int]bool
+	for i := first; i < last; i++ {
+		if blocks[i].cut {
+			if cuts == nil {
+				cuts = map[int]bool{}
+			}
+			cuts[i] = true
+		}
+	}
+	return TableView{Lines: lines, First: first, Last: last, Cut: cuts}
 }
 
 func rowsWord(n int) string {
@@ -344,6 +339,7 @@ func (b *Batch) window(blocks []rowBlock, opt ScreenOptions, toolW, argW int) (f
 	if blocks[start].height() > room {
 		r := &blocks[start]
 		keep := max(1, room)
+		r.cut = r.cut || len(r.args) > keep
 		r.tool, r.args = r.tool[:min(len(r.tool), keep)], r.args[:min(len(r.args), keep)]
 	}
 	used := blocks[start].height()
@@ -366,31 +362,61 @@ func (b *Batch) window(blocks []rowBlock, opt ScreenOptions, toolW, argW int) (f
 	return first, last
 }
 
-// Prompt is the one-shot mode's question for the current call: "Approve
-// tool(args)? [y/n/a/d/?] (y): ", with "(2 of 3)" in front when the batch has
-// more than one call. It lists the keys the one-shot mode accepts for this call:
-// s and r only when the call carries a grant offer.
-func (b *Batch) Prompt(width int) string {
-	if b.CanGrant() {
-		return b.PromptKeys(width, "y/n/s/r/a/d/?")
-	}
-	return b.PromptKeys(width, "y/n/a/d/?")
-}
-
-// PromptKeys is Prompt with another list of answer keys.
-func (b *Batch) PromptKeys(width int, keys string) string {
+// Keys lists the answers that work for the current call, as the prompts show
+// them: y and n; s only when the call carries a grant offer, r only when that
+// offer makes a rule (see RuleLines); a and d; and ?, which shows the call whole.
+func (b *Batch) Keys() string {
 	if b.Done() {
 		return ""
 	}
-	tail := "? [" + keys + "] (y): "
+	keys := "y/n"
+	if b.CanGrant() {
+		keys += "/s"
+		if _, ok := RuleOf(b.Pending[b.Current()]); ok {
+			keys += "/r"
+		}
+	}
+	return keys + "/a/d/?"
+}
+
+// HasDefault reports whether an empty answer (Enter) approves the current call:
+// never for a Destructive one, which must be answered y or n.
+func (b *Batch) HasDefault() bool {
+	return !b.Done() && !Destructive(b.Pending[b.Current()])
+}
+
+// NoDefault is what Enter says for a call without a default answer.
+const NoDefault = "press y or n: this call may destroy data, so Enter does not answer it"
+
+// Prompt is the question for the current call, in the one-shot mode and the
+// TUI alike: "Approve tool(args)? [y/n/a/d/?] (y): ", with "(2 of 3)" in front
+// when the batch has more than one call. It lists the keys that work for this
+// call (Keys), and "(y)", the answer Enter gives, only when there is one
+// (HasDefault). Its arguments are cut to fit width (<= 0: no limit) but for
+// the call's object, which is always whole.
+func (b *Batch) Prompt(width int) string {
+	if b.Done() {
+		return ""
+	}
+	tail := "? [" + b.Keys() + "]: "
+	if b.HasDefault() {
+		tail = "? [" + b.Keys() + "] (y): "
+	}
 	head := ""
 	if len(b.Pending) > 1 {
 		head = "(" + strconv.Itoa(b.Current()+1) + " of " + strconv.Itoa(len(b.Pending)) + ") "
 	}
 	head += "Approve "
-	label := CallLabel(b.Pending[b.Current()])
-	if width > 0 {
-		label = cut(label, max(4, width-ansi.StringWidth(head)-ansi.StringWidth(tail)))
+	p := b.Pending[b.Current()]
+	label := CallLabel(p)
+	if room := width - ansi.StringWidth(head) - ansi.StringWidth(tail); width > 0 && ansi.StringWidth(label) > room {
+		// The object first and whole, as in the table, even when that makes the
+		// line wider than width (the TUI wraps it); a call without an object is
+		// cut to fit.
+		label = ShortLabel(p, room-ansi.StringWidth(Visible(p.ToolName))-2)
+		if ansi.StringWidth(label) > room && ShortObject(p.Arguments) == "" {
+			label = cut(label, max(4, room))
+		}
 	}
 	return head + label + tail
 }

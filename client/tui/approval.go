@@ -20,9 +20,6 @@ import (
 // reasonPrompt asks for the optional words sent with a denial.
 const reasonPrompt = "Reason for the model (Enter skips): "
 
-// approvalKeys are the answers the TUI's prompt offers.
-const approvalKeys = "y/n/s/r/a/d/?"
-
 // A question is a y/n question of modeConfirm: its lines, the question last, what
 // y does, and the mode n or Esc goes back to.
 type question struct {
@@ -115,12 +112,19 @@ func (m *Model) approvalFooter() []string {
 	case modeReason:
 		return []string{m.reason.View()}
 	case modeConfirm:
-		out := make([]string, len(m.ask.lines))
-		for i, l := range m.ask.lines {
-			out[i] = cutw(l, m.width)
+		// What a question says before it asks is wrapped, not cut, while that
+		// leaves half the screen to the table; the question itself fits the width.
+		var out []string
+		for _, l := range m.ask.lines[:len(m.ask.lines)-1] {
+			out = append(out, strings.Split(ansi.Wrap(l, m.width, ""), "\n")...)
 		}
-		out[len(out)-1] = st.table.Prompt.Render(out[len(out)-1])
-		return out
+		if len(out) >= m.height/2 {
+			out = out[:0]
+			for _, l := range m.ask.lines[:len(m.ask.lines)-1] {
+				out = append(out, cutw(l, m.width))
+			}
+		}
+		return append(out, st.table.Prompt.Render(cutw(m.ask.lines[len(m.ask.lines)-1], m.width)))
 	}
 	var out []string
 	if m.status != "" {
@@ -128,7 +132,11 @@ func (m *Model) approvalFooter() []string {
 			out = append(out, st.warn.Render(cutw(l, m.width)))
 		}
 	}
-	return append(out, st.table.Prompt.Render(cutw(m.batch.PromptKeys(m.width, approvalKeys), m.width)))
+	// The prompt holds the call's object whole: a long one wraps.
+	for _, l := range strings.Split(ansi.Hardwrap(m.batch.Prompt(m.width), m.width, true), "\n") {
+		out = append(out, st.table.Prompt.Render(l))
+	}
+	return out
 }
 
 // approvalView fills the space between status bar and help line.
@@ -163,7 +171,13 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 	case "up", "k", "down", "j":
 		m.scrollTable(k.String() == "up" || k.String() == "k")
 		return nil
-	case "y", "Y", "enter":
+	case "enter":
+		if !b.HasDefault() {
+			m.status = client.NoDefault
+			return nil
+		}
+		b.Decide(true, "")
+	case "y", "Y":
 		b.Decide(true, "")
 	case "n", "N":
 		return m.askReason(false)
@@ -174,20 +188,16 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 		m.askRule()
 		return nil
 	case "a", "A":
-		if hidden := m.hiddenRows(); hidden > 0 {
-			m.confirmAsk([]string{
-				fmt.Sprintf("%d of them are out of view (↑/↓ scroll the table, ? shows the current one).", hidden),
-				fmt.Sprintf("Approve all %d remaining calls? [y/n] (n): ", b.Remaining()),
-			}, func() tea.Cmd { b.DecideRest(true); return m.decided() })
+		if unseen := m.unseenLine(); unseen != "" {
+			m.confirmAsk([]string{unseen, "Approve " + remaining(b.Remaining()) + "? [y/n] (n): "},
+				func() tea.Cmd { b.DecideRest(true); return m.decided() })
 			return nil
 		}
 		b.DecideRest(true)
 	case "d", "D":
-		if hidden := m.hiddenRows(); hidden > 0 {
-			m.confirmAsk([]string{
-				fmt.Sprintf("%d of them are out of view (↑/↓ scroll the table).", hidden),
-				fmt.Sprintf("Deny all %d remaining calls? [y/n] (n): ", b.Remaining()),
-			}, func() tea.Cmd { return m.askReason(true) })
+		if unseen := m.unseenLine(); unseen != "" {
+			m.confirmAsk([]string{unseen, "Deny " + remaining(b.Remaining()) + "? [y/n] (n): "},
+				func() tea.Cmd { return m.askReason(true) })
 			return nil
 		}
 		return m.askReason(true)
@@ -210,15 +220,64 @@ func (m *Model) decided() tea.Cmd {
 	return m.maybeSend()
 }
 
-// hiddenRows counts the calls that a/d would decide but the table does not show.
-func (m *Model) hiddenRows() int {
+// unseenRows counts the calls that a/d would decide but the table does not show
+// (hidden) or shows with their arguments cut short (cut).
+func (m *Model) unseenRows() (hidden, cut int) {
 	t := m.approvalLayout().table
 	cur, n := m.batch.Current(), len(m.batch.Pending)
-	hidden := n - max(t.Last, cur)
+	hidden = n - max(t.Last, cur)
 	if t.First > cur {
 		hidden += min(t.First, n) - cur
 	}
-	return hidden
+	for i := max(cur, t.First); i < min(t.Last, n); i++ {
+		if t.Cut[i] {
+			cut++
+		}
+	}
+	return hidden, cut
+}
+
+// unseenLine is what a and d say before they ask, when some of the calls they
+// would decide are out of view or cut short: "1 of them is out of view and 2
+// are cut short (...)". It is empty when the reader has seen every one whole.
+func (m *Model) unseenLine() string {
+	return unseenText(m.unseenRows())
+}
+
+// unseenText is unseenLine for counts of calls out of view and cut short.
+func unseenText(hidden, cut int) string {
+	var parts []string
+	if hidden > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s out of view", hidden, isAre(hidden)))
+	}
+	if cut > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s cut short", cut, isAre(cut)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	how := "? shows the current call whole, y decides one at a time"
+	if hidden > 0 {
+		how = "↑/↓ scroll the table, " + how
+	}
+	return strings.Replace(strings.Join(parts, " and "), " ", " of them ", 1) + " (" + how + ")."
+}
+
+// isAre is the verb for a count of calls.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// remaining names the calls a or d would decide: "the 1 remaining call", "all 3
+// remaining calls".
+func remaining(n int) string {
+	if n == 1 {
+		return "the 1 remaining call"
+	}
+	return fmt.Sprintf("all %d remaining calls", n)
 }
 
 // scrollTable moves the table's rows by one; the row being decided does not change.

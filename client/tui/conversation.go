@@ -22,7 +22,8 @@ const (
 	kindNote     // help, notices, traces
 	kindDecision // what was approved and denied
 	kindError
-	kindPre // preformatted (trace trees): lines are cut, never wrapped
+	kindPre  // preformatted (trace trees): lines are cut, never wrapped
+	kindRows // an aligned list (/help, /preset): rows, wrapped within their columns
 )
 
 // An entry is one block of the conversation with its rendering cached for one width,
@@ -32,6 +33,7 @@ type entry struct {
 	text       string
 	tools      []api.ToolUse
 	validation *api.Validation
+	rows       []helpRow // the list of a kindRows entry
 
 	cached      string
 	cachedWidth int
@@ -82,7 +84,7 @@ func (c *conversation) render(width int) string {
 	start := c.hidden()
 	parts := make([]string, 0, len(c.entries)-start+1)
 	if start > 0 {
-		parts = append(parts, c.st.dim.Render(cutw(fmt.Sprintf("↑ %d earlier messages: PgUp here shows more", start), width)))
+		parts = append(parts, c.st.dim.Render(cutw(fmt.Sprintf("↑ %s: PgUp here shows more", client.Plural(start, "earlier message")), width)))
 	}
 	for i := start; i < len(c.entries); i++ {
 		e := &c.entries[i]
@@ -136,6 +138,8 @@ func (c *conversation) renderEntry(e *entry, width int) string {
 		return c.st.dim.Render(ansi.Wrap(client.TerminalSafe(e.text), width, ""))
 	case kindError:
 		return c.st.err.Render(ansi.Wrap("✗ "+client.TerminalSafe(e.text), width, ""))
+	case kindRows:
+		return renderRows(e.rows, width)
 	case kindPre:
 		lines := strings.Split(e.text, "\n")
 		for i, l := range lines {
@@ -185,21 +189,47 @@ func toolLine(t api.ToolUse, width int) string {
 	if width <= 0 {
 		room = 40
 	}
-	line := head + shortArgs(t.Arguments, min(40, max(10, room))) + granted
+	ids := ""
 	if len(tail) > 0 {
-		line += " · " + strings.Join(tail, " · ")
+		ids = " · " + strings.Join(tail, " · ")
 	}
+	extra := ""
 	if t.Error != "" {
-		line += " · error: " + client.Visible(t.Error)
+		extra = " · error: " + client.Visible(t.Error)
 	}
-	if width > 0 {
-		line = cutw(line, width)
+	call := head + shortArgs(t.Arguments, min(40, max(10, room))) + granted
+	if width > 0 && ansi.StringWidth(call+ids) > width {
+		// The ids go on a line of their own: the arguments may take this one.
+		call = head + shortArgs(t.Arguments, max(10, width-ansi.StringWidth(head+granted))) + granted
 	}
-	return line
+	return runLine(call, ids, extra, width)
 }
 
+// runLine joins the parts of a run line for width (<= 0: no limit): call, the
+// tool and its arguments, whose object is never cut; ids, the time and execution
+// id, never cut either; extra, an error, cut at the end. When call and ids do
+// not fit one line, ids and extra go on a line of their own under the call,
+// which is wrapped when it alone is too wide.
+func runLine(call, ids, extra string, width int) string {
+	switch {
+	case width <= 0:
+		return call + ids + extra
+	case ansi.StringWidth(call+ids) <= width:
+		return cutw(call+ids+extra, width)
+	}
+	if ansi.StringWidth(call) > width {
+		call = ansi.Hardwrap(call, width, true)
+	}
+	if ids == "" && extra == "" {
+		return call
+	}
+	return call + "\n" + cutw("    "+strings.TrimPrefix(ids+extra, " · "), width)
+}
+
+// shortArgs are a call's arguments in about n cells, the object first and whole
+// (see client.ShortArgsFit).
 func shortArgs(raw []byte, n int) string {
-	return ansi.Truncate(client.ShortArgs(raw), n, "…")
+	return client.ShortArgsFit(raw, n)
 }
 
 // markdown renders answers with glamour, one renderer per width: building a renderer

@@ -1,8 +1,12 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/ailab/ai-lab/client"
 )
 
 // keyMap lists the bindings; the help line shows those of the current mode.
@@ -49,13 +53,25 @@ type bindings []key.Binding
 func (b bindings) ShortHelp() []key.Binding  { return b }
 func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
 
-// forMode is the help of mode m; busy means a turn runs, which Esc cancels.
-func (k keyMap) forMode(m mode, busy bool) help.KeyMap {
+// forMode is the help of mode m; busy means a turn runs, which Esc cancels; b
+// is the batch being decided, whose current call says whether s and r work.
+func (k keyMap) forMode(m mode, busy bool, b *client.Batch) help.KeyMap {
 	switch m {
 	case modeApproval:
 		// y yes, n no, a all, d none: short words, so that r fits in 80 columns
-		// beside them with ctrl+c whole.
-		return bindings{k.Approve, k.Deny, k.Session, k.Always, k.ApproveAll, k.DenyAll, k.Full, k.Quit}
+		// beside them with ctrl+c whole. s and r show only when they work for the
+		// call being decided, as the prompt's keys say.
+		bs := bindings{k.Approve, k.Deny}
+		if b != nil {
+			keys := "/" + b.Keys() + "/"
+			if strings.Contains(keys, "/s/") {
+				bs = append(bs, k.Session)
+			}
+			if strings.Contains(keys, "/r/") {
+				bs = append(bs, k.Always)
+			}
+		}
+		return append(bs, k.ApproveAll, k.DenyAll, k.Full, k.Quit)
 	case modeConfirm:
 		return bindings{k.Yes, k.No, k.Quit}
 	case modeGrants:

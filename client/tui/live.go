@@ -270,7 +270,7 @@ func (m *Model) liveView() string {
 		head := "  " + frame + " " + client.Visible(r.call.ToolName) + " "
 		tail := fmt.Sprintf(" · %.1fs", secs)
 		room := m.width - ansi.StringWidth(head) - len(tail)
-		sb.WriteString(cutw(head+shortArgs(r.call.Arguments, min(40, max(10, room)))+tail, m.width))
+		sb.WriteString(runLine(head+shortArgs(r.call.Arguments, min(40, max(10, room))), tail, "", m.width))
 	}
 	if len(l.draft) > 0 {
 		sb.WriteString("\n")

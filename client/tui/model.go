@@ -358,7 +358,12 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.quit()
 	}
-	m.confirm = false
+	if m.confirm {
+		// The key answered "any other key to stay": it goes nowhere else, so an n
+		// for "no, stay" never lands in the input.
+		m.confirm = false
+		return m, nil
+	}
 	if k.Type == tea.KeyEsc && m.mode == modeChat && m.live != nil {
 		return m, m.cancelTurn()
 	}
@@ -496,7 +501,7 @@ func (m *Model) command(line string) tea.Cmd {
 	arg = strings.TrimSpace(arg)
 	switch name {
 	case "help":
-		m.conv.add(entry{kind: kindNote, text: helpText})
+		m.conv.add(entry{kind: kindRows, rows: helpRows})
 		m.refresh()
 	case "new":
 		if m.busy {
@@ -551,25 +556,7 @@ const demoWelcome = `Welcome to AI Lab on the offline demo model, which turns pl
   list files
   create a file named a.txt with 1 and create a file named b.txt with 2
   create a file named c.txt with 3 then delete c.txt
-Risky calls wait for your y/n/s/r/a/d (s: allow for this session, r: always). /help lists the commands.`
-
-const helpText = `Commands:
-  /help             this list
-  /new              start a new session
-  /sessions         pick a session to resume
-  /resume ID        resume session ID
-  /preset           show the safety preset; /preset NAME sets it (strict, moderate, minimal)
-  /grants           list this session's grants and revoke one; /grants revoke ID
-  /rules            the preset and every rule that decides tool calls, in the order they are checked
-  /tools            every tool the model may call, where it comes from, and whether it asks
-  /trace            the last turn's call chain with durations
-  /quit             leave (Ctrl+C works too)
-Keys: Enter sends, Alt+Enter or Ctrl+J adds a line, PgUp/PgDn or the mouse wheel scroll, End goes to the newest.
-Approvals: y approve, n deny (then an optional reason), s approve and allow such calls for this session,
-r approve and allow such calls always (saves an allow rule in config.yaml), a approve all remaining,
-d deny all remaining (then an optional reason), Enter = y, ? full arguments and what the call changes
-(the diff of an overwrite), ↑/↓ scroll the table, PgUp/PgDn the conversation. "why:" under the call
-being decided is the server's reason for asking.`
+Risky calls wait for your y (approve) or n (deny); the prompt under the table lists the keys that work for each call. /help lists the commands.`
 
 // turn applies a TurnMsg: events while the turn streams, then its answer.
 func (m *Model) turn(msg TurnMsg) tea.Cmd {
@@ -675,12 +662,24 @@ func (m *Model) configAnswer(msg ConfigMsg) {
 	if msg.Changed {
 		verb = "is now"
 	}
-	text := fmt.Sprintf("Safety preset %s %s: approval %s.", verb, s.Preset, approval)
+	text := fmt.Sprintf("Safety preset %s %s: approval %s.", verb, client.Visible(s.Preset), approval)
 	if msg.Config.Written != "" {
 		// A preset change rewrites a file on disk; which one must not be a surprise.
 		text += "\nWritten to " + client.Visible(msg.Config.Written)
 	}
 	m.conv.add(entry{kind: kindNote, text: text})
+	if !msg.Changed {
+		// Bare /preset: the choices, each with what it asks for, the current one marked.
+		rows := []helpRow{{"", "The presets (/preset NAME sets one):"}}
+		for _, r := range presetRows {
+			mark := "  "
+			if r.key == s.Preset {
+				mark = "▸ "
+			}
+			rows = append(rows, helpRow{mark + r.key, r.desc})
+		}
+		m.conv.add(entry{kind: kindRows, rows: rows})
+	}
 	m.refresh()
 }
 
@@ -870,7 +869,7 @@ func (m *Model) View() string {
 	}
 	sb.WriteString("\n")
 	// help cuts its line with …, but not when the … itself lands on the last column.
-	sb.WriteString(cutw(m.help.View(m.keys.forMode(m.mode, m.busy)), m.width))
+	sb.WriteString(cutw(m.help.View(m.keys.forMode(m.mode, m.busy, m.batch)), m.width))
 	return sb.String()
 }
 

@@ -747,8 +747,12 @@ func TestToolLineKeepsTheExecutionID(t *testing.T) {
 		width int
 		want  []string
 	}{
-		{"long arguments at 80", api.ToolUse{ToolName: "write_file", Arguments: json.RawMessage(`{"content":"` + strings.Repeat("long ", 30) + `","path":"a.txt"}`), ExecutionID: id, Status: "ok", DurationMS: 3}, 80,
-			[]string{`  ✓ write_file content="long long`, "… · 3ms · " + id}},
+		{"long arguments at 80: the path first and whole", api.ToolUse{ToolName: "write_file", Arguments: json.RawMessage(`{"content":"` + strings.Repeat("long ", 30) + `","path":"a.txt"}`), ExecutionID: id, Status: "ok", DurationMS: 3}, 80,
+			[]string{`  ✓ write_file path=a.txt, content="l…`, " · 3ms · " + id}},
+		{"content before a long path: the path whole", api.ToolUse{ToolName: "write_file", Arguments: json.RawMessage(`{"content":"hello there, people","path":"notes/2026/november/meeting-minutes-final.txt"}`), ExecutionID: id, Status: "ok", DurationMS: 1}, 80,
+			[]string{`  ✓ write_file path=notes/2026/november/meeting-minutes-final.txt, content=`, "1ms · " + id}},
+		{"a path wider than the line is wrapped, not cut", api.ToolUse{ToolName: "write_file", Arguments: json.RawMessage(`{"content":"x","path":"` + strings.Repeat("deep/", 20) + `end.txt"}`), ExecutionID: id, Status: "ok", DurationMS: 1}, 80,
+			[]string{"deep/end.txt"}},
 		{"short arguments whole", api.ToolUse{ToolName: "list_directory", Arguments: json.RawMessage(`{"path":"."}`), ExecutionID: id, Status: "ok", DurationMS: 12}, 80,
 			[]string{"  ✓ list_directory path=. · 12ms · " + id}},
 		{"denied has no id", api.ToolUse{ToolName: "delete_file", Arguments: json.RawMessage(`{"path":"b"}`), Status: "denied"}, 80,
@@ -759,11 +763,13 @@ func TestToolLineKeepsTheExecutionID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := toolLine(tt.use, tt.width)
-			if w := ansi.StringWidth(got); w > tt.width {
-				t.Errorf("line is %d cells, wider than %d: %q", w, tt.width, got)
+			for _, l := range strings.Split(got, "\n") {
+				if w := ansi.StringWidth(l); w > tt.width {
+					t.Errorf("line is %d cells, wider than %d: %q", w, tt.width, l)
+				}
 			}
 			for _, want := range tt.want {
-				if !strings.Contains(got, want) {
+				if !strings.Contains(strings.ReplaceAll(got, "\n", ""), want) {
 					t.Errorf("line %q lacks %q", got, want)
 				}
 			}
@@ -815,7 +821,9 @@ func TestHelpLineFitsEightyColumns(t *testing.T) {
 	}{{"chat", modeChat, false}, {"chat while a turn runs", modeChat, true}, {"approval", modeApproval, false}, {"reason", modeReason, false}, {"args", modeArgs, false}, {"picker", modePicker, false}, {"question", modeConfirm, false}, {"grants", modeGrants, false}} {
 		t.Run(md.name, func(t *testing.T) {
 			m := newTestModel(t, clienttest.New(t), 80, 24)
-			line := m.help.View(m.keys.forMode(md.mode, md.busy))
+			// A call that takes s and r: the widest help of the approval screen.
+			b := client.NewBatch(writes(1))
+			line := m.help.View(m.keys.forMode(md.mode, md.busy, b))
 			if w := ansi.StringWidth(line); w > 80 || !strings.HasSuffix(line, "ctrl+c quit") {
 				t.Fatalf("help line (%d cells) is cut: %q", w, line)
 			}

@@ -272,7 +272,7 @@ func TestRulesCommandListsThePolicy(t *testing.T) {
 		t.Fatalf("screen:\n%s", v)
 	}
 	send(t, m, "/help")
-	if conv := m.conv.render(m.width); !strings.Contains(conv, "/rules") || !strings.Contains(conv, "r approve and allow such calls always") {
+	if conv := m.conv.render(m.width); !strings.Contains(conv, "/rules") || !strings.Contains(conv, "approve and allow such calls always") {
 		t.Fatalf("/help names neither /rules nor r:\n%s", conv)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/client"
+	"github.com/ailab/ai-lab/server"
 )
 
 // TestDemoWithoutConfigCanChangeThePreset: with no config.yaml anywhere, the demo
@@ -33,7 +34,7 @@ func TestDemoWithoutConfigCanChangeThePreset(t *testing.T) {
 	if err != nil || got.Safety.Preset != "moderate" {
 		t.Fatalf("SetSafety: %+v, %v", got, err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "state", "ai-lab", "demo-config.yaml"))
+	data, err := os.ReadFile(filepath.Join(dir, "state", "ai-lab", "demo", "demo-config.yaml"))
 	if err != nil || !strings.Contains(string(data), "preset: moderate") || !strings.Contains(string(data), "# Configuration of ai-client --demo") {
 		t.Fatalf("demo config: %s, %v", data, err)
 	}
@@ -106,7 +107,7 @@ func TestDemoNeverRewritesAConfigItDidNotMake(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(dir, "config.yaml")); string(after) != string(repoConfig) {
 		t.Fatal("the demo rewrote the config.yaml of the working folder")
 	}
-	copyPath := filepath.Join(dir, "state", "ai-lab", demoConfigName)
+	copyPath := filepath.Join(dir, "state", "ai-lab", demoStateName, demoConfigName)
 	data, err := os.ReadFile(copyPath)
 	if err != nil || !strings.Contains(string(data), "preset: minimal") || !strings.Contains(string(data), "A copy of "+filepath.Join(dir, "config.yaml")) {
 		t.Fatalf("the demo's copy: %s, %v", data, err)
@@ -122,5 +123,37 @@ func TestDemoNeverRewritesAConfigItDidNotMake(t *testing.T) {
 	json.NewDecoder(resp.Body).Decode(&raw)
 	if raw["written"] != copyPath {
 		t.Fatalf("PUT /config/safety says it wrote %v, want %s", raw["written"], copyPath)
+	}
+}
+
+// TestDemoKeepsItsOwnState: the demo's sessions, token and config copy live in
+// <state dir>/demo, so a real ai-server on the same state directory (here named
+// by the config the demo copies) never lists the demo's sessions.
+func TestDemoKeepsItsOwnState(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "xdg"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("AILAB_CONFIG", "")
+	real := filepath.Join(dir, "real-state")
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("server:\n  state_dir: "+real+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, token, stop, err := startDemoServer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.New(url, token, nil).ChatStream(context.Background(), "hello", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	for _, f := range []string{server.DBFile, server.TokenFile, demoConfigName} {
+		if _, err := os.Stat(filepath.Join(real, demoStateName, f)); err != nil {
+			t.Errorf("the demo's %s is not in %s: %v", f, filepath.Join(real, demoStateName), err)
+		}
+		if _, err := os.Stat(filepath.Join(real, f)); err == nil {
+			t.Errorf("the demo wrote %s into the real state directory %s", f, real)
+		}
 	}
 }

@@ -257,7 +257,11 @@ func TestTUIAgainstTheRealServer(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(workspace, "b.txt")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("denied write ran: %v", err)
 	}
-	press(t, m, "enter") // the default: approve
+	press(t, m, "enter") // a delete has no default: Enter asks for y or n
+	if _, err := os.Stat(filepath.Join(workspace, "a.txt")); err != nil || !strings.Contains(m.View(), "press y or n") {
+		t.Fatalf("Enter decided a delete: %v\n%s", err, m.View())
+	}
+	press(t, m, "y")
 	if _, err := os.Stat(filepath.Join(workspace, "a.txt")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("approved delete did not run: %v", err)
 	}
@@ -303,7 +307,7 @@ func TestOneShotPreviewAgainstTheRealServer(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	table, details, _ := strings.Cut(errb.String(), "(y): ")
+	table, details, _ := strings.Cut(errb.String(), "?]: ") // an overwrite has no default answer
 	if !strings.Contains(table, "⚠ overwrites x.txt (+1 −1) · ? shows the diff") {
 		t.Errorf("the table lacks the preview:\n%s", table)
 	}

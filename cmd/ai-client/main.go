@@ -13,8 +13,10 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -50,41 +52,77 @@ type options struct {
 	oneShot                          bool
 }
 
-const usage = `Usage:
-  ai-client [--server URL] [--session ID]                   the chat TUI
-  ai-client --demo                                          the TUI on an in-process server with the offline demo model
-  ai-client -p "MESSAGE" [--approve ask|all|none] [--json]  one-shot: print the answer and exit
+// printUsage writes `ai-client --help`, in the form of `ai-server --help`: what
+// the command is, its three forms with a line on each, then every flag as
+// --name ARG with what it does, aligned.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `ai-client is the AI Lab chat client: a terminal UI on ai-server, or one message from a script.
 
-In the TUI, /help lists the commands. Exit codes: 0 success, 1 runtime failure, 2 bad usage.
+usage:
 
-Flags:
-`
+  ai-client [--server URL] [--session ID]
+      the chat TUI on a running ai-server; /help in it lists the commands
 
-func parse(args []string, stderr io.Writer, getenv func(string) string) (options, error) {
-	var o options
+  ai-client --demo [--session ID]
+      the TUI on an in-process server with the offline demo model; the demo keeps its
+      sessions, token and config copy in `+demoStateHelp+`, apart from ai-server's
+      <state dir> (server.state_dir, $XDG_STATE_HOME/ai-lab or ~/.local/state/ai-lab)
+
+  ai-client -p "MESSAGE" [--approve ask|all|none] [--json]
+      one-shot: send MESSAGE, settle its approvals, print the answer and exit
+
+flags:
+`)
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		if f.Name == "approve" {
+			arg = "ask|all|none" // its choices; a backquoted word would have to be one of them
+		}
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		if arg != "" {
+			name += " " + arg
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", name, usage)
+	})
+	tw.Flush()
+	fmt.Fprint(w, "\nExit codes: 0 success, 1 runtime failure, 2 bad usage.\n")
+}
+
+// longFlag finds a flag of more than one letter in the flag package's errors.
+var longFlag = regexp.MustCompile(`: -(\w\w[\w-]*)`)
+
+// newFlags returns ai-client's flags, bound to o.
+func newFlags(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("ai-client", flag.ContinueOnError)
 	// The flag package would print the whole usage after a mistake; bad usage is one
 	// line (CONTRACT section 1), and the usage is printed only when asked for.
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.server, "server", "", "ai-server URL (default $AILAB_SERVER or "+defaultServer+")")
-	fs.StringVar(&o.session, "session", "", "resume this session id")
-	fs.StringVar(&o.token, "token", "", "bearer token (default $AILAB_TOKEN, then <state_dir>/token)")
-	fs.StringVar(&o.stateDir, "state-dir", "", "where ai-server keeps its token (default $XDG_STATE_HOME/ai-lab)")
-	fs.StringVar(&o.message, "p", "", "one-shot: send MESSAGE, print the final answer and exit")
-	fs.StringVar(&o.approve, "approve", client.ApproveAsk, "one-shot approvals: ask, all or none")
-	fs.BoolVar(&o.json, "json", false, "one-shot: print the final ChatResponse as JSON")
-	fs.BoolVar(&o.demo, "demo", false, "run an in-process server on the offline demo model")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() {}
+	fs.StringVar(&o.approve, "approve", client.ApproveAsk, "how one-shot settles approvals: ask for each call (the default), approve all or deny all")
+	fs.BoolVar(&o.demo, "demo", false, "run an in-process server on the offline demo model, with its own state in "+demoStateHelp)
+	fs.BoolVar(&o.json, "json", false, "one-shot: print the final ChatResponse as JSON, or {\"error\": {\"code\", \"message\"}} on failure")
+	fs.StringVar(&o.message, "p", "", "one-shot: send `MESSAGE`, print the final answer and exit")
+	fs.StringVar(&o.server, "server", "", "the ai-server at `URL` or HOST:PORT (default: $AILAB_SERVER, then "+defaultServer+")")
+	fs.StringVar(&o.session, "session", "", "resume session `ID` (under --demo, one of the demo's sessions)")
+	fs.StringVar(&o.stateDir, "state-dir", "", "find ai-server's token in `DIR` (default: $XDG_STATE_HOME/ai-lab, ~/.local/state/ai-lab)")
+	fs.StringVar(&o.token, "token", "", "the bearer `TOKEN` (default: $AILAB_TOKEN, then the token file in the state directory)")
+	return fs
+}
+
+func parse(args []string, stdout io.Writer, getenv func(string) string) (options, error) {
+	var o options
+	fs := newFlags(&o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fs.Usage()
-			return o, err
+			printUsage(stdout, fs)
+			return o, flag.ErrHelp
 		}
-		return o, fmt.Errorf("%v; ai-client -h lists the flags", err)
+		// The flag package names a flag -name; the help and ai-server write --name.
+		return o, fmt.Errorf("%s; ai-client --help lists the flags", longFlag.ReplaceAllString(err.Error(), ": --$1"))
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q; to send a message use -p %q", fs.Arg(0), strings.Join(fs.Args(), " "))
@@ -136,7 +174,7 @@ func serverURL(s string) (string, error) {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	o, err := parse(args, stderr, getenv)
+	o, err := parse(args, stdout, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -147,10 +185,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// fail reports a runtime failure: one line on stderr and, for one-shot
+	// --json, the error object on stdout, where a script reads the answer.
+	fail := func(code string, err error) int {
+		fmt.Fprintln(stderr, "ai-client:", err)
+		if o.oneShot && o.json {
+			client.WriteJSONError(stdout, code, err)
+		}
+		return exitFailure
+	}
 	c, err := connect(ctx, o, getenv)
 	if err != nil {
-		fmt.Fprintln(stderr, "ai-client:", err)
-		return exitFailure
+		return fail(client.ErrorCode(err), err)
 	}
 	defer c.close()
 
@@ -161,13 +207,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			Width: terminalWidth(stdout),
 		}
 		if err := once.Run(ctx, c.Client); err != nil {
+			code := client.ErrorCode(err)
 			if ctx.Err() != nil {
 				// Not the transport's "Post …: interrupt signal received". Closing the
 				// connection cancels the turn (CONTRACT sections 9 and 10).
-				err = errors.New("interrupted before the answer came; the turn was cancelled")
+				code, err = client.CodeInterrupted, errors.New("interrupted before the answer came; the turn was cancelled")
 			}
-			fmt.Fprintln(stderr, "ai-client:", err)
-			return exitFailure
+			return fail(code, err)
 		}
 		return exitOK
 	}

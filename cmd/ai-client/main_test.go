@@ -70,9 +70,8 @@ func TestRunExitCodes(t *testing.T) {
 		{"--json without -p", []string{"--json"}, nil, "", 2, "", "only go with -p"},
 		{"empty -p", []string{"-p", "  "}, nil, "", 2, "", "-p needs a message"},
 		{"stray argument", []string{"hello"}, nil, "", 2, "", `use -p "hello"`},
-		{"unknown flag", []string{"--nope"}, nil, "", 2, "", "ai-client: flag provided but not defined: -nope; ai-client -h lists the flags"},
-		{"flag without its value", []string{"--server"}, nil, "", 2, "", "ai-client: flag needs an argument: -server; ai-client -h lists the flags"},
-		{"--help shows the three forms", []string{"--help"}, nil, "", 0, "", "ai-client -p \"MESSAGE\" [--approve ask|all|none] [--json]"},
+		{"unknown flag", []string{"--nope"}, nil, "", 2, "", "ai-client: flag provided but not defined: --nope; ai-client --help lists the flags"},
+		{"flag without its value", []string{"--server"}, nil, "", 2, "", "ai-client: flag needs an argument: --server; ai-client --help lists the flags"},
 		{"--demo with --server", []string{"--demo", "--server", "http://x"}, nil, "", 2, "", "--demo runs its own server"},
 		{"TUI refuses an unreachable server before taking the screen", []string{"--server", dead}, map[string]string{"HOME": home}, "", 1, "", "cannot reach ai-server"},
 	}
@@ -255,5 +254,72 @@ func TestOneShotPipeGetsTheStreamedAnswerOnce(t *testing.T) {
 	code := run([]string{"--server", c.BaseURL(), "--token", token, "-p", "hi"}, strings.NewReader(""), &out, &errb, func(string) string { return "" })
 	if code != 0 || out.String() != answer+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// --help (and -h) prints the usage on stdout as ai-server does: the three forms,
+// then every flag as --name ARG with what it does, never Go's "-approve string".
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		t.Run(arg, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run([]string{arg}, strings.NewReader(""), &out, &errb, env(nil)); code != 0 || errb.Len() != 0 {
+				t.Fatalf("exit %d, stderr %q", code, errb.String())
+			}
+			for _, want := range []string{
+				"usage:\n",
+				"  ai-client -p \"MESSAGE\" [--approve ask|all|none] [--json]\n",
+				"  --approve ask|all|none   how one-shot settles approvals",
+				"  --server URL             the ai-server at URL",
+				"  -p MESSAGE               one-shot: send MESSAGE",
+				"sessions, token and config copy in <state dir>/demo",
+				"Exit codes: 0 success, 1 runtime failure, 2 bad usage.",
+			} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("--help lacks %q:\n%s", want, out.String())
+				}
+			}
+			if strings.Contains(out.String(), "-approve string") || strings.Contains(out.String(), "\t") {
+				t.Errorf("--help has the flag package's layout:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// With --json a failed one-shot run still writes JSON on stdout, the error
+// object the API uses, and exits 1.
+func TestRunJSONError(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	l.Close()
+	srv := clienttest.New(t)
+	srv.FailOn(1, 409, api.CodeApprovalPending)
+	tests := []struct {
+		name, code string
+		args       []string
+	}{
+		{"server unreachable", client.CodeUnreachable, []string{"--server", dead, "--token", "x"}},
+		{"the server's error", api.CodeApprovalPending, []string{"--server", srv.URL, "--token", clienttest.Token, "--session", "s_1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(append(tt.args, "-p", "hi", "--json"), strings.NewReader(""), &out, &errb, env(map[string]string{"HOME": t.TempDir()}))
+			if code != 1 {
+				t.Fatalf("exit %d, want 1; stderr %s", code, errb.String())
+			}
+			var got struct {
+				Error struct{ Code, Message string } `json:"error"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Error.Code != tt.code || got.Error.Message == "" {
+				t.Fatalf("stdout %q (%v), want an error object with code %q", out.String(), err, tt.code)
+			}
+			if !strings.Contains(errb.String(), got.Error.Message) {
+				t.Fatalf("stderr %q lacks the message %q", errb.String(), got.Error.Message)
+			}
+		})
 	}
 }
