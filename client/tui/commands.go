@@ -39,6 +39,19 @@ func (m *Model) healthCmd() tea.Cmd {
 	}
 }
 
+// healthRecheck is how long after start the client asks the server again
+// about its model: the server's own check takes at most a few seconds.
+var healthRecheck = 6 * time.Second
+
+// healthAgainCmd asks GET /health once more after healthRecheck.
+func (m *Model) healthAgainCmd() tea.Cmd {
+	c, ctx := m.c, m.ctx
+	return tea.Tick(healthRecheck, func(time.Time) tea.Msg {
+		h, err := c.Health(ctx)
+		return HealthMsg{Health: h, Err: err, Again: true}
+	})
+}
+
 func (m *Model) configCmd(show bool) tea.Cmd {
 	c, ctx := m.c, m.ctx
 	return func() tea.Msg {

@@ -63,6 +63,9 @@ type CancelMsg struct {
 type HealthMsg struct {
 	Health api.Health
 	Err    error
+	// Again is set on the answer of a second ask, made because the server
+	// had not yet checked its model.
+	Again bool
 }
 
 // ConfigMsg carries the effective config, from GET /config or PUT /config/safety.
@@ -174,6 +177,7 @@ type Model struct {
 
 	sessionID string
 	model     string
+	modelDown bool // the server found its model endpoint unreachable or without the model
 	preset    string
 	lastTrace string
 	status    string // one line under the input: last error or notice
@@ -299,8 +303,17 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case HealthMsg:
 		if msg.Err != nil {
 			m.status = msg.Err.Error()
-		} else {
-			m.model = msg.Health.Model
+			return m, nil
+		}
+		m.model = msg.Health.Model
+		m.modelDown = strings.HasPrefix(msg.Health.ModelStatus, "unreachable")
+		if m.modelDown {
+			// The sentence says what to fix (start Ollama, pull the model...).
+			m.status = strings.TrimPrefix(msg.Health.ModelStatus, "unreachable: ")
+		}
+		if msg.Health.ModelStatus == "unchecked" && !msg.Again && m.model != "demo" {
+			// The server asks its model endpoint in the background at start.
+			return m, m.healthAgainCmd()
 		}
 		return m, nil
 	case ConfigMsg:
@@ -913,6 +926,9 @@ func (m *Model) statusBar() string {
 	}
 	// The server names these; Visible keeps a hostile one from drawing on the terminal.
 	model = "model " + client.Visible(model)
+	if m.modelDown {
+		model += " (model unreachable)"
+	}
 	if m.model == "demo" {
 		model = "demo model (offline)" // short enough that 80 columns keep it whole
 	}
