@@ -131,18 +131,18 @@ screen | grep -qF "new messages below" && fail "the notice stays after End"
 # own copy of the config, never the repository's.
 send "/preset moderate"
 wait_for "Safety preset is now moderate"
-wait_for "Written to $tmp/state/ai-lab/demo-config.yaml"
+wait_for "Written to $tmp/state/ai-lab/demo/demo-config.yaml"
 send "create a file named a.txt with x and create a file named b.txt with y"
 wait_for "Tool Approval Required"
 tmux send-keys -t "$session" s
-wait_for "Session grant: write files in the workspace's top folder for this session"
+wait_for "Session grant: write files anywhere in the workspace for this session"
 tmux send-keys -t "$session" y
 wait_for "Granted for this session"
-wait_for "✓ write_file content=y, path=b.txt"
+wait_for "✓ write_file path=b.txt, content=y"
 idle
 [[ -f "$tmp/run/workspace/a.txt" && -f "$tmp/run/workspace/b.txt" ]] || fail "a.txt and b.txt were not both written"
 send "create a file named c.txt with z"
-wait_for "path=c.txt (granted)"
+wait_for "path=c.txt, content=z (granted)"
 idle
 screen | grep -qF "Tool Approval Required" && fail "the write the grant covers was asked about"
 [[ -f "$tmp/run/workspace/c.txt" ]] || fail "c.txt was not written"
@@ -154,7 +154,7 @@ tmux send-keys -t "$session" C-c
 wait_for "ai-client exited with 0"
 start --demo --session "$id"
 wait_for "Resumed session $id."
-for want in "✓ approved write_file(content=x, path=a.txt)" "✓ approved write_file(content=y, path=b.txt)" "(granted)" "verified"; do
+for want in "✓ approved write_file(path=a.txt, content=x)" "✓ approved write_file(path=b.txt, content=y)" "(granted)" "verified"; do
 	screen | grep -qF -- "$want" || fail "the resumed session lacks \"$want\""
 done
 
