@@ -9,8 +9,10 @@
 // that a call may run, record a run or retry one: the server does those (a call
 // reaches an MCP server at most once, and a call cut short by a dying server is
 // reported, not repeated). It must never let an MCP server's words reach the
-// model unchecked: descriptions, results and error texts all pass the
-// sanitizer (unless sanitize.enabled is off), and results are always wrapped.
+// model unchecked: descriptions, every text of input schemas, results and
+// error texts all pass the sanitizer (unless sanitize.enabled is off), and
+// results and isError texts are always wrapped. A call that was sent and got
+// no clear answer is reported as ErrOutcomeUnknown, never as not delivered.
 // And it must never leave a process behind: a stdio server runs in its own
 // process group, which is killed when it stops.
 package mcp
@@ -22,6 +24,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ailab/ai-lab/tools"
@@ -97,19 +100,25 @@ var (
 	ErrUnknownTool = errors.New("the MCP server does not offer this tool")
 	// ErrBadArguments: the arguments are not a JSON object.
 	ErrBadArguments = errors.New("the arguments are not a JSON object")
+	// ErrOutcomeUnknown: the call was sent (or may have been) and no clear
+	// answer came back: the server may or may not have run it. Such a call must
+	// never be retried automatically; the model is told not to repeat it
+	// without asking the user. An error that wraps it may wrap ErrNotRunning
+	// too, when the server is also gone.
+	ErrOutcomeUnknown = errors.New("the MCP call may or may not have run: do not repeat it without asking the user")
 )
 
-// A callError is the model's sentence with the sentinel it stands for.
+// A callError is the model's sentence with the sentinels it stands for.
 type callError struct {
-	msg  string
-	kind error
+	msg   string
+	kinds []error
 }
 
-func (e *callError) Error() string { return e.msg }
-func (e *callError) Unwrap() error { return e.kind }
+func (e *callError) Error() string   { return e.msg }
+func (e *callError) Unwrap() []error { return e.kinds }
 
 func errorf(kind error, format string, args ...any) error {
-	return &callError{msg: fmt.Sprintf(format, args...), kind: kind}
+	return &callError{msg: fmt.Sprintf(format, args...), kinds: []error{kind}}
 }
 
 // A State is where a server is in its life.
@@ -135,8 +144,9 @@ type ServerInfo struct {
 	Name   string
 	Source string // "mcp:NAME"
 	State  State
-	// Reason is the last error, one sanitized line; empty while ready and
-	// before the first failure.
+	// Reason is the last error, one sanitized line, its URLs without query
+	// strings, fragments or userinfo (no secret of a request URL shows); empty
+	// while ready and before the first failure.
 	Reason string
 	// RetryIn is, while restarting, the time left before the next start.
 	RetryIn time.Duration
@@ -167,8 +177,9 @@ func (s ServerInfo) Status() string {
 // A Hub holds the configured MCP servers and their tools. Its methods are safe
 // for concurrent use.
 type Hub struct {
-	opts    Options
-	servers []*server // config order
+	opts    Options                 // as given to Start, with defaults
+	live    atomic.Pointer[Options] // opts with the latest SetOptions applied
+	servers []*server               // config order
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	closed  sync.Once
@@ -184,6 +195,7 @@ func Start(ctx context.Context, servers []ServerConfig, opts Options) (*Hub, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	h := &Hub{opts: opts.withDefaults(), cancel: cancel}
+	h.live.Store(&h.opts)
 	for _, c := range servers {
 		h.servers = append(h.servers, newServer(h, c))
 	}
@@ -191,6 +203,27 @@ func Start(ctx context.Context, servers []ServerConfig, opts Options) (*Hub, err
 		h.wg.Go(func() { s.run(ctx) })
 	}
 	return h, nil
+}
+
+// options are the Options in force now: those of Start with the sanitizer
+// settings and MaxChars of the latest SetOptions.
+func (h *Hub) options() Options { return *h.live.Load() }
+
+// SetOptions applies new sanitizer settings (SanitizeOff, Mild, NoClassifier,
+// Datamark) and MaxChars to every later result and error text, and at once to
+// the tool descriptions and input schemas, which are converted again from
+// what the servers last listed; OnChange is called for each server whose tools
+// were converted again. Backoff, Logger and OnChange stay as Start got them.
+// It is for a live change of config.yaml's sanitize section.
+func (h *Hub) SetOptions(opts Options) {
+	next := h.opts
+	next.SanitizeOff, next.Mild, next.NoClassifier, next.Datamark = opts.SanitizeOff, opts.Mild, opts.NoClassifier, opts.Datamark
+	next.MaxChars = opts.MaxChars
+	next = next.withDefaults()
+	h.live.Store(&next)
+	for _, s := range h.servers {
+		s.reconvert()
+	}
 }
 
 // Close stops every server and returns once their processes, children
@@ -234,6 +267,17 @@ func (h *Hub) Tool(name string) (*Tool, bool) {
 		}
 	}
 	return nil, false
+}
+
+// DefinitionsSize is the size in bytes of the definitions of every tool that
+// Tools lists (see Tool.DefinitionSize): what the tools add to each model
+// request, to be counted against llm.context_chars.
+func (h *Hub) DefinitionsSize() int {
+	n := 0
+	for _, t := range h.Tools() {
+		n += t.DefinitionSize()
+	}
+	return n
 }
 
 // Servers describes every configured server, in config order.

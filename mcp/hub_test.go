@@ -152,9 +152,12 @@ func TestIsErrorBecomesError(t *testing.T) {
 	if !errors.Is(err, ErrToolFailed) {
 		t.Fatalf("err %v, want ErrToolFailed", err)
 	}
-	if msg := err.Error(); !strings.HasPrefix(msg, "disk full while writing /tmp/x.") || strings.Contains(strings.ToLower(msg), "ignore all previous") {
-		t.Errorf("error text not the sanitized result: %q", msg)
+	msg, ok := strings.CutPrefix(err.Error(), "the MCP tool t__fail reported an error: ")
+	if !ok || !strings.Contains(msg, "disk full while writing /tmp/x.") || strings.Contains(strings.ToLower(msg), "ignore all previous") {
+		t.Errorf("error text not the sanitized result after the tool's name: %q", err)
 	}
+	// The error text is outside text too: wrapped like a result.
+	checkWrapped(t, msg, "mcp:t/fail")
 	// A protocol error is a tool error too, naming the server, sanitized.
 	_, err = run(t, mustTool(t, h, "t__refuse"), `{}`)
 	if !errors.Is(err, ErrToolFailed) || !strings.HasPrefix(err.Error(), "the MCP server t refused the call to t__refuse: bad path.") ||
@@ -320,6 +323,21 @@ func TestIdentity(t *testing.T) {
 		{"a read-only hint cannot make a deleting name harmless", "remove_all", &sdk.ToolAnnotations{ReadOnlyHint: true}, tools.ActionDelete, true, true},
 		{"closed world, not destructive", "write_note", &sdk.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}, tools.ActionWrite, false, false},
 		{"destructive hint kept", "move_file", &sdk.ToolAnnotations{DestructiveHint: &yes}, tools.ActionMove, true, true},
+		{"name says send", "send_email", nil, tools.ActionSend, true, true},
+		{"money is sent", "send_money", nil, tools.ActionSend, true, true},
+		{"a post is sent", "post_message", nil, tools.ActionSend, true, true},
+		{"reserving books", "reserve_hotel", nil, tools.ActionBook, true, true},
+		{"adding a user invites", "add_user_to_channel", nil, tools.ActionInvite, true, true},
+		{"name says invite", "invite_user_to_slack", nil, tools.ActionInvite, true, true},
+		{"name says schedule", "schedule_transaction", nil, tools.ActionSchedule, true, true},
+		{"an event is created", "create_calendar_event", nil, tools.ActionCreateDir, true, true},
+		{"a file is created with its content", "create_file", nil, tools.ActionWrite, true, true},
+		{"appending writes", "append_to_file", nil, tools.ActionWrite, true, true},
+		{"updating writes", "update_scheduled_transaction", nil, tools.ActionWrite, true, true},
+		{"a web page is fetched, not read", "get_webpage", nil, tools.ActionFetch, true, true},
+		{"other gets read", "get_balance", nil, tools.ActionRead, true, true},
+		{"a read-only hint cannot make a sending name harmless", "send_email", &sdk.ToolAnnotations{ReadOnlyHint: true}, tools.ActionSend, true, true},
+		{"a read-only hint on a fetching name", "get_webpage", &sdk.ToolAnnotations{ReadOnlyHint: true}, tools.ActionFetch, false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -435,7 +453,11 @@ func TestUnreachableURLServerReconnects(t *testing.T) {
 func TestToolListBounds(t *testing.T) {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "big", Version: "1"}, nil)
 	for i := range maxTools + 40 {
-		srv.AddTool(&sdk.Tool{Name: fmt.Sprintf("t%03d", i), Description: longText, InputSchema: objectSchema()},
+		desc := "Short."
+		if i == 0 {
+			desc = longText
+		}
+		srv.AddTool(&sdk.Tool{Name: fmt.Sprintf("t%03d", i), Description: desc, InputSchema: objectSchema()},
 			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return textResult("x"), nil })
 	}
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))

@@ -37,7 +37,8 @@ type Result struct {
 
 // convert turns a tools/call result from the server SERVER/TOOL named by
 // source into the model's Result, or, when the server flagged it isError, into
-// an error whose text is the result's sanitized text.
+// an error whose text names the tool and holds the result's sanitized text
+// wrapped in <tool_output> like any other outside text.
 func convert(opts Options, source string, res *sdk.CallToolResult) (Result, error) {
 	if res == nil {
 		res = &sdk.CallToolResult{}
@@ -83,11 +84,12 @@ func convert(opts Options, source string, res *sdk.CallToolResult) (Result, erro
 	}
 	text := opts.clean(b.String())
 	if res.IsError {
+		tool := strings.Replace(source, "/", "__", 1)
 		if text = strings.TrimSpace(text); text == "" {
-			text = "the MCP tool " + strings.Replace(source, "/", "__", 1) + " reported an error without saying what"
+			return Result{}, errorf(ErrToolFailed, "the MCP tool %s reported an error without saying what", tool)
 		}
 		text, _ = cut(text, maxErrorChars)
-		return Result{}, errorf(ErrToolFailed, "%s", text)
+		return Result{}, errorf(ErrToolFailed, "the MCP tool %s reported an error: %s", tool, sanitize.WrapToolOutput("mcp:"+source, text))
 	}
 	text, truncated := cut(text, opts.MaxChars)
 	if truncated {

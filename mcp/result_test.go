@@ -73,8 +73,13 @@ func TestConvertIsError(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := convert(Options{}.withDefaults(), "srv/tool", tc.res)
-			if !errors.Is(err, ErrToolFailed) || err.Error() != tc.want {
-				t.Errorf("err %q, want ErrToolFailed %q", err, tc.want)
+			want := tc.want
+			if tc.res.Content != nil {
+				// The server's words are outside text: wrapped, after the tool's name.
+				want = `the MCP tool srv__tool reported an error: <tool_output source="mcp:srv/tool">` + want + `</tool_output>`
+			}
+			if !errors.Is(err, ErrToolFailed) || err.Error() != want {
+				t.Errorf("err %q, want ErrToolFailed %q", err, want)
 			}
 		})
 	}
@@ -103,6 +108,9 @@ func FuzzConvert(f *testing.F) {
 			if isError {
 				if !errors.Is(err, ErrToolFailed) || !utf8.ValidString(err.Error()) || err.Error() == "" {
 					t.Fatalf("%+v: isError gave %v", opts, err)
+				}
+				if msg, ok := strings.CutPrefix(err.Error(), "the MCP tool srv__tool reported an error: "); ok {
+					checkWrapped(t, msg, "mcp:srv/tool")
 				}
 				continue
 			}

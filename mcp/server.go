@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"regexp"
@@ -32,8 +33,8 @@ const (
 	// quickly while one that dies at once backs off.
 	healthyUptime = MaxBackoff
 	// maxTools bounds one server's tool list, so a server cannot fill the
-	// model's context with tool schemas.
-	maxTools = 256
+	// model's context with tool schemas (maxListBytes bounds their size).
+	maxTools = 128
 	// maxReason bounds a status reason in characters.
 	maxReason = 300
 )
@@ -63,6 +64,13 @@ type server struct {
 	offered   map[string]bool // the server's own names of tools
 	skipped   []string
 	startDone bool
+
+	// listed is what tools/list last gave, as the server gave it, so that
+	// SetOptions can convert it again; overList says it was cut at maxTools.
+	listed    []*sdk.Tool
+	overList  bool
+	wasListed bool
+	convMu    sync.Mutex // held while converting listed and storing the result
 }
 
 func newServer(h *Hub, c ServerConfig) *server {
@@ -98,12 +106,12 @@ func (s *server) run(ctx context.Context) {
 		var never *neverStarted
 		if errors.As(err, &never) {
 			s.setState(StateFailed, s.oneLine(err.Error()), 0)
-			s.hub.opts.Logger.Error("mcp server cannot start", "server", s.cfg.Name, "error", err)
+			s.hub.opts.Logger.Error("mcp server cannot start", "server", s.cfg.Name, "error", redactURLs(err.Error()))
 			return
 		}
 		delay := s.hub.opts.Backoff(failures)
 		s.setState(StateRestarting, s.oneLine(err.Error()), delay)
-		s.hub.opts.Logger.Warn("mcp server down", "server", s.cfg.Name, "error", err, "restart_in", delay)
+		s.hub.opts.Logger.Warn("mcp server down", "server", s.cfg.Name, "error", redactURLs(err.Error()), "restart_in", delay)
 		timer := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
@@ -182,7 +190,7 @@ func (s *server) session(ctx context.Context) (time.Duration, error) {
 			if err := s.listTools(ctx, sess); err != nil {
 				// A dead connection ends the loop through ended; anything else
 				// keeps the old list rather than losing every tool.
-				s.hub.opts.Logger.Warn("mcp tools/list failed", "server", s.cfg.Name, "error", err)
+				s.hub.opts.Logger.Warn("mcp tools/list failed", "server", s.cfg.Name, "error", redactURLs(err.Error()))
 			}
 		}
 	}
@@ -211,7 +219,9 @@ func (s *server) transport() (t sdk.Transport, cmd *exec.Cmd, cleanup func()) {
 	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, cmd, func() { killProcessGroup(cmd) }
 }
 
-// headerTransport adds a server's configured headers to every request.
+// headerTransport adds a server's configured headers to every request, and
+// notes in the call's delivery, if its context has one, whether the request
+// may have reached the server.
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
@@ -224,7 +234,16 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return t.base.RoundTrip(r)
+	d, _ := r.Context().Value(deliveryKey{}).(*delivery)
+	if d == nil {
+		return t.base.RoundTrip(r)
+	}
+	r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+		WroteHeaders: d.wrote,
+	}))
+	resp, err := t.base.RoundTrip(r)
+	d.done(resp, err)
+	return resp, err
 }
 
 // withStderr adds the server's last stderr line to err: a server that exits
@@ -239,7 +258,7 @@ func (s *server) withStderr(err error) error {
 // listTools asks the server for its tools and keeps the ones the model can take.
 func (s *server) listTools(ctx context.Context, sess *sdk.ClientSession) error {
 	var listed []*sdk.Tool
-	var skipped []string
+	over := false
 	if res := sess.InitializeResult(); res != nil && res.Capabilities != nil && res.Capabilities.Tools != nil {
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
 		defer cancel()
@@ -248,33 +267,66 @@ func (s *server) listTools(ctx context.Context, sess *sdk.ClientSession) error {
 				return err
 			}
 			if len(listed) == maxTools {
-				skipped = append(skipped, fmt.Sprintf("every tool after the first %d: a server may offer at most %d", maxTools, maxTools))
+				over = true
 				break
 			}
 			listed = append(listed, t)
 		}
 	}
+	s.mu.Lock()
+	s.listed, s.overList, s.wasListed = listed, over, true
+	s.mu.Unlock()
+	s.reconvert()
+	return nil
+}
+
+// reconvert turns what tools/list last gave into the tools the model sees,
+// with the Hub's options of now; before the first list it does nothing.
+func (s *server) reconvert() {
+	s.convMu.Lock()
+	defer s.convMu.Unlock()
+	s.mu.Lock()
+	listed, over, was := s.listed, s.overList, s.wasListed
+	s.mu.Unlock()
+	if !was {
+		return
+	}
+	opts := s.hub.options()
+	var skipped []string
+	if over {
+		skipped = append(skipped, fmt.Sprintf("every tool after the first %d: a server may offer at most %d", maxTools, maxTools))
+	}
 	var kept []*Tool
 	offered := make(map[string]bool, len(listed))
 	seen := make(map[string]bool, len(listed))
+	total := 0
 	for _, t := range listed {
 		name := s.cfg.Name + "__" + t.Name
 		switch {
 		case !toolNameRe().MatchString(name):
 			skipped = append(skipped, fmt.Sprintf("%s: the name %q is not 1 to 64 of a-z, A-Z, 0-9, _ and -, as model APIs require", s.oneLine(t.Name), s.oneLine(name)))
+			continue
 		case seen[name]:
 			skipped = append(skipped, name+": listed twice")
+			continue
+		}
+		seen[name] = true
+		tool, why := s.newTool(opts, t)
+		switch {
+		case why != "":
+			skipped = append(skipped, name+": "+why)
+		case total+tool.size > maxListBytes:
+			skipped = append(skipped, fmt.Sprintf("%s: its definition (%s) would take the server's tools past %d KB, the most one server may offer", name, byteSize(tool.size), maxListBytes/1024))
 		default:
-			seen[name] = true
+			total += tool.size
 			offered[t.Name] = true
-			kept = append(kept, s.newTool(t))
+			kept = append(kept, tool)
 		}
 	}
 	s.mu.Lock()
 	s.tools, s.offered, s.skipped = kept, offered, skipped
 	s.mu.Unlock()
 	s.changed()
-	return nil
 }
 
 func (s *server) setState(st State, reason string, retryIn time.Duration) {
@@ -383,10 +435,11 @@ func (o Options) clean(text string) string {
 	return out
 }
 
-// oneLine makes outside text (an error, a name) fit a status line: sanitized,
-// on one line, at most maxReason characters.
+// oneLine makes outside text (an error, a name) fit a status line: URLs
+// without their query strings and userinfo (see redactURLs), sanitized, on one
+// line, at most maxReason characters.
 func (s *server) oneLine(text string) string {
-	text = strings.Join(strings.Fields(s.hub.opts.clean(text)), " ")
+	text = strings.Join(strings.Fields(s.hub.options().clean(redactURLs(text))), " ")
 	if utf8.RuneCountInString(text) > maxReason {
 		text = string([]rune(text)[:maxReason-1]) + "…"
 	}

@@ -40,23 +40,36 @@ func FileTools(ws *Workspace) []Tool {
 				"path":    pathProp("File to write, relative to the workspace."),
 				"content": map[string]any{"type": "string", "description": "The full text the file should hold."},
 			}),
-			ws.writeFile).withPreview(ws.previewWrite).withLocate(func(a writeArgs) (Object, error) { return ws.object(true, a.Path) }),
+			ws.writeFile).withPreview(ws.previewWrite).withLocate(func(a writeArgs) (Object, error) { return ws.object(true, a.Path) }).
+			withChanges(ws, func(a writeArgs) (Changes, error) { return changesOf(ws.object(true, a.Path)) }),
 		newFileTool(DeleteFile,
 			"Delete one file in the workspace. Folders are not deleted.",
 			objectSchema([]string{"path"}, map[string]any{"path": pathProp("File to delete, relative to the workspace.")}),
-			ws.deleteFile).withPreview(ws.previewDelete).withLocate(ws.locatePath(false)),
+			ws.deleteFile).withPreview(ws.previewDelete).withLocate(ws.locatePath(false)).
+			withChanges(ws, func(a pathArgs) (Changes, error) { return changesOf(ws.object(false, a.Path)) }),
 		newFileTool(MoveFile,
 			"Move or rename a file or folder inside the workspace. Missing parent folders of the destination are created; an existing destination is never overwritten.",
 			transferSchema("File or folder to move, relative to the workspace.", "Its new path, relative to the workspace (the full path, not only the folder)."),
-			ws.moveFile).withPreview(ws.previewTransfer(MoveFile)).withLocate(ws.locateTransfer(false)),
+			ws.moveFile).withPreview(ws.previewTransfer(MoveFile)).withLocate(ws.locateTransfer(false)).
+			withChanges(ws, func(a transferArgs) (Changes, error) {
+				c, err := changesOf(ws.locateTransfer(false)(a))
+				c.Move = true
+				return c, err
+			}),
 		newFileTool(CopyFile,
 			"Copy one file to a new path inside the workspace. Missing parent folders of the destination are created; an existing destination is never overwritten.",
 			transferSchema("File to copy, relative to the workspace.", "Path of the copy, relative to the workspace (the full path, not only the folder)."),
-			ws.copyFile).withPreview(ws.previewTransfer(CopyFile)).withLocate(ws.locateTransfer(true)),
+			ws.copyFile).withPreview(ws.previewTransfer(CopyFile)).withLocate(ws.locateTransfer(true)).
+			withChanges(ws, func(a transferArgs) (Changes, error) {
+				c, err := changesOf(ws.locateTransfer(true)(a))
+				c.Reads = 1
+				return c, err
+			}),
 		newFileTool(CreateDirectory,
 			"Create a folder in the workspace, with any missing parent folders. Succeeds if it already exists.",
 			objectSchema([]string{"path"}, map[string]any{"path": pathProp("Folder to create, relative to the workspace.")}),
-			ws.createDirectory).withLocate(ws.locatePath(true)),
+			ws.createDirectory).withLocate(ws.locatePath(true)).
+			withChanges(ws, func(a pathArgs) (Changes, error) { return changesOf(ws.object(true, a.Path)) }),
 		newFileTool(ListDirectory,
 			fmt.Sprintf("List a folder of the workspace: each entry's name, type (file, dir, symlink) and size, sorted by name, at most %d entries.", MaxListEntries),
 			objectSchema(nil, map[string]any{"path": pathProp("Folder to list, relative to the workspace; . (the default) is the workspace itself.")}),
@@ -72,12 +85,17 @@ type fileTool[A any] struct {
 	run               func(context.Context, A) (any, error)
 	preview           func(context.Context, A) (*api.Preview, error) // nil: the tool changes nothing to preview
 	locate            func(A) (Object, error)                        // what a call acts on (Locator)
+	// ws and changes say what a call may change (Changer); nil for tools
+	// that change nothing.
+	ws      *Workspace
+	changes func(A) (Changes, error)
 }
 
 var (
 	_ Tool      = (*fileTool[pathArgs])(nil)
 	_ Previewer = (*fileTool[pathArgs])(nil)
 	_ Locator   = (*fileTool[pathArgs])(nil)
+	_ Changer   = (*fileTool[pathArgs])(nil)
 )
 
 func newFileTool[A any](name, description string, params map[string]any, run func(context.Context, A) (any, error)) *fileTool[A] {

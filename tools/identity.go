@@ -20,12 +20,17 @@ const (
 	ActionRead      Action = "read"      // reads a file
 	ActionList      Action = "list"      // lists a folder
 	ActionWrite     Action = "write"     // writes or overwrites a file
-	ActionCreateDir Action = "create"    // creates a folder
+	ActionCreateDir Action = "create"    // creates a folder, or a new thing such as an event
 	ActionDelete    Action = "delete"    // removes a file
 	ActionMove      Action = "move"      // moves or renames
 	ActionCopy      Action = "copy"      // copies a file
 	ActionSearch    Action = "search"    // searches the web
 	ActionFetch     Action = "fetch"     // reads a web page
+	ActionSend      Action = "send"      // sends a message, an e-mail or money to someone
+	ActionBook      Action = "book"      // reserves a hotel, a table, a car
+	ActionInvite    Action = "invite"    // invites or adds a person to a place or an event
+	ActionSchedule  Action = "schedule"  // schedules a transaction or an appointment
+	ActionShare     Action = "share"     // shares a file or a thing with someone
 	ActionCall      Action = "call"      // an outside tool whose effect is unknown
 	ActionReadOnly  Action = "read_only" // an outside tool that says it changes nothing
 )
@@ -37,6 +42,71 @@ func (a Action) Changes() bool {
 		return false
 	}
 	return true
+}
+
+// nameWords maps a word of an outside tool's own name to the action it
+// names. The first word of the name found here decides; nounWords may then
+// refine it.
+var nameWords = map[string]Action{
+	"read": ActionRead, "get": ActionRead, "view": ActionRead, "cat": ActionRead, "open": ActionRead,
+	"list": ActionList, "ls": ActionList, "tree": ActionList,
+	"search": ActionSearch, "find": ActionSearch, "query": ActionSearch,
+	"fetch": ActionFetch, "browse": ActionFetch, "download": ActionFetch, "visit": ActionFetch, "scrape": ActionFetch,
+	"write": ActionWrite, "edit": ActionWrite, "update": ActionWrite, "save": ActionWrite, "put": ActionWrite, "set": ActionWrite,
+	"append": ActionWrite, "patch": ActionWrite, "modify": ActionWrite, "change": ActionWrite, "reschedule": ActionWrite,
+	"create": ActionCreateDir, "make": ActionCreateDir, "mkdir": ActionCreateDir, "add": ActionCreateDir, "new": ActionCreateDir,
+	"delete": ActionDelete, "remove": ActionDelete, "rm": ActionDelete, "unlink": ActionDelete, "drop": ActionDelete, "destroy": ActionDelete,
+	"cancel": ActionDelete,
+	"move":   ActionMove, "rename": ActionMove, "mv": ActionMove,
+	"copy": ActionCopy, "cp": ActionCopy, "duplicate": ActionCopy,
+	"send": ActionSend, "post": ActionSend, "reply": ActionSend, "forward": ActionSend, "notify": ActionSend, "pay": ActionSend, "transfer": ActionSend, "publish": ActionSend,
+	"reserve": ActionBook, "book": ActionBook,
+	"invite":   ActionInvite,
+	"schedule": ActionSchedule,
+	"share":    ActionShare,
+}
+
+// nounWords are words of a tool's name that name its object, with how they
+// refine the action its verb named: get_webpage fetches a page rather than
+// reading a file, create_file writes a file with its content, and
+// add_user_to_channel invites a person.
+var nounWords = map[string]map[Action]Action{
+	"webpage": {ActionRead: ActionFetch}, "url": {ActionRead: ActionFetch}, "page": {ActionRead: ActionFetch},
+	"website": {ActionRead: ActionFetch}, "site": {ActionRead: ActionFetch}, "web": {ActionRead: ActionFetch},
+	"file": {ActionCreateDir: ActionWrite}, "document": {ActionCreateDir: ActionWrite}, "note": {ActionCreateDir: ActionWrite},
+	"user": {ActionCreateDir: ActionInvite}, "users": {ActionCreateDir: ActionInvite}, "member": {ActionCreateDir: ActionInvite},
+	"members": {ActionCreateDir: ActionInvite}, "participant": {ActionCreateDir: ActionInvite}, "participants": {ActionCreateDir: ActionInvite},
+	"attendee": {ActionCreateDir: ActionInvite}, "attendees": {ActionCreateDir: ActionInvite},
+	"transaction": {ActionCreateDir: ActionSchedule}, "payment": {ActionCreateDir: ActionSchedule},
+}
+
+// NameAction is the action the words of an outside tool's name name, or ""
+// when they name none. The name is SERVER__TOOL or the tool's own name; only
+// the part after the first "__" is read, split at every character that is
+// not a letter or a digit. The first word that names an
+// action decides and a later noun may refine it: send_email and send_money
+// send, reserve_hotel books, get_webpage fetches, get_balance reads,
+// create_file writes and create_calendar_event creates.
+func NameAction(tool string) Action {
+	if _, rest, ok := strings.Cut(tool, "__"); ok {
+		tool = rest
+	}
+	words := strings.FieldsFunc(strings.ToLower(tool), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	for i, w := range words {
+		a, ok := nameWords[w]
+		if !ok {
+			continue
+		}
+		for _, n := range words[i+1:] {
+			if r, ok := nounWords[n][a]; ok {
+				return r
+			}
+		}
+		return a
+	}
+	return ""
 }
 
 // An ObjectKind is what a tool's calls act on.

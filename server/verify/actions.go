@@ -45,6 +45,10 @@ import (
 // one whose object comes first: "searched the folder" is list_directory's
 // "searched <dir>", not web_search's "searched".
 //
+// The deeds of tools beyond files and the web ("I've sent the email", see
+// deedPhrases in deeds.go) are compiled into the same table under names no
+// tool can have, and read by the same grammar.
+//
 // "I ran/called/used/invoked <tool name>", "I ... using <tool name>" and "I
 // tried to <verb> ..." need no entry: they work for every tool the Validator
 // knows, MCP tools included. Validator.Actions adds the phrases of other tools
@@ -105,7 +109,14 @@ type actionPhrase struct {
 // An actionTable holds the compiled phrases by their verb.
 type actionTable map[string][]actionPhrase
 
-var builtinActions = compileActions(pastActions)
+var builtinActions = compileActions(withDeeds(pastActions))
+
+// withDeeds returns table with the phrases of the deeds added.
+func withDeeds(table map[string][]string) map[string][]string {
+	merged := maps.Clone(table)
+	maps.Copy(merged, deedPhrases)
+	return merged
+}
 
 // compileActions compiles a phrase table, tools in name order so that ties
 // always go the same way.
@@ -117,6 +128,8 @@ func compileActions(table map[string][]string) actionTable {
 			ph := actionPhrase{tool: tool}
 			if n := len(f); n > 1 {
 				if c, ok := placeholders[f[n-1]]; ok {
+					ph.object, f = c, f[:n-1]
+				} else if c, ok := deedPlaceholders[f[n-1]]; ok {
 					ph.object, f = c, f[:n-1]
 				}
 			}
@@ -135,7 +148,7 @@ func (v Validator) actionTable() actionTable {
 	if len(v.Actions) == 0 {
 		return builtinActions
 	}
-	merged := maps.Clone(pastActions)
+	merged := withDeeds(pastActions)
 	maps.Copy(merged, v.Actions)
 	return compileActions(merged)
 }
@@ -158,6 +171,15 @@ type pastClaim struct {
 	// at is the index of the claim's verb among the sentence's words, -1
 	// when not known.
 	at int
+	// nouns are, for a deed, the words of its clause that are words of a
+	// registered tool's name ("channel", "email"): a run backs the deed
+	// only if its tool's name holds one of them.
+	nouns []string
+	// figures are, for a deed, the amounts, account numbers and other
+	// figures of three digits or more its clause names ("$2200",
+	// "US133000000121212121212"): a run backs the deed only if its
+	// arguments hold one of them.
+	figures []string
 }
 
 // A citedRun is an id claim of the reply that the ledger confirmed, with
@@ -183,6 +205,7 @@ type citedRun struct {
 func (v Validator) unrunClaims(text, prose string, quoted []cut, shown *shownContent, cited []citedRun, known []string) []Issue {
 	var table actionTable
 	var names toolNames
+	var nameWords map[string]map[string]bool // by deed
 	var issues []Issue
 	reported := map[string]bool{}
 	for _, sp := range claimSentences(prose) {
@@ -190,6 +213,9 @@ func (v Validator) unrunClaims(text, prose string, quoted []cut, shown *shownCon
 			continue // the tool's own output, shown as it came
 		}
 		s := prose[sp.start:sp.end]
+		if spokenBy(s) {
+			continue // "- Bob: I read an article": someone else's words, quoted
+		}
 		english, foreign := claimHints(s)
 		if english {
 			foreign = mayBeForeign(s)
@@ -228,7 +254,32 @@ func (v Validator) unrunClaims(text, prose string, quoted []cut, shown *shownCon
 			}
 		}
 		for _, pc := range claims {
+			deedTool := ""
+			if isDeed(pc.tool) {
+				if slices.ContainsFunc(claims, func(o pastClaim) bool { return o.exact && o.at == pc.at }) {
+					continue // "I checked the forecast using weather__now": the tool named tells it
+				}
+				var ok bool
+				if deedTool, ok = v.deedTool(pc.tool); !ok {
+					continue // no tool here could do it
+				}
+			}
+			if nounDeeds[pc.tool] && ws != nil && pc.at >= 0 {
+				if nameWords[pc.tool] == nil {
+					if nameWords == nil {
+						nameWords = map[string]map[string]bool{}
+					}
+					nameWords[pc.tool] = v.toolNameWords(pc.tool)
+				}
+				pc.nouns = clauseNouns(ws, pc.at, nameWords[pc.tool], pc.tool == deedRead)
+			}
+			if figureDeeds[pc.tool] && ws != nil && pc.at >= 0 {
+				pc.figures = clauseFigures(ws, pc.at)
+			}
 			key := pc.tool + "\x00" + pc.object
+			if len(pc.nouns)+len(pc.figures) > 0 {
+				key += "\x00" + strings.Join(pc.nouns, ",") + "\x00" + strings.Join(pc.figures, ",")
+			}
 			if reported[key] {
 				continue
 			}
@@ -243,6 +294,9 @@ func (v Validator) unrunClaims(text, prose string, quoted []cut, shown *shownCon
 				continue // "I tried to ... but I have no such tool" is no run claimed
 			}
 			reported[key] = true
+			if deedTool != "" {
+				pc.tool = deedTool
+			}
 			issues = append(issues, unrunIssue(pc, status, s))
 		}
 	}
@@ -408,6 +462,9 @@ func (v Validator) does(tool string, action tools.Action, pc pastClaim) bool {
 	if pc.exact {
 		return false
 	}
+	if isDeed(pc.tool) {
+		return deedBacks(pc.tool, action)
+	}
 	want := v.identity(pc.tool).Action
 	return matchesByAction(want) && compatible(want, action)
 }
@@ -420,12 +477,16 @@ func (v Validator) backs(tool string, action tools.Action, args json.RawMessage,
 	if !v.does(tool, action, pc) {
 		return false
 	}
+	if isDeed(pc.tool) {
+		vals, _ := argStrings(args)
+		return deedObjectHolds(pc.object, vals) && nounsHold(tool, pc.nouns) && figuresHold(args, pc.figures)
+	}
 	vals, known := argStrings(args)
 	if known && !objectMatches(pc.object, vals) {
 		return false
 	}
 	want := v.identity(pc.tool).Action
-	if tool == pc.tool || pc.exact || action == want {
+	if tool == pc.tool || pc.exact || action == want || want == tools.ActionRead && action == tools.ActionFetch && pc.object == "" {
 		return true
 	}
 	if !known {
@@ -463,7 +524,7 @@ func (v Validator) citesRun(cited []citedRun, pc pastClaim, sp cut) bool {
 		if c.claim.Offset < sp.start || c.claim.Offset >= sp.end || !c.rec.Completed || c.rec.Error != "" {
 			continue
 		}
-		if v.backs(c.rec.ToolName, v.identity(c.rec.ToolName).Action, c.rec.Arguments, pc) {
+		if v.backs(c.rec.ToolName, v.actionOf(c.rec.ToolName, v.identity(c.rec.ToolName)), c.rec.Arguments, pc) {
 			return true
 		}
 	}
@@ -724,6 +785,8 @@ var (
 		"earlier", "recently", "simply", "carefully", "immediately", "both", "since", "next")
 	// phraseFillers may stand between the words of a phrase: "did a quick web search".
 	phraseFillers = wordSet("a", "an", "the", "quick", "quickly", "brief", "short", "new", "fresh", "full", "another", "some", "little")
+	// noneWords after a verb say it acted on nothing.
+	noneWords = wordSet("nothing", "none", "no", "anything", "neither", "nobody", "noone")
 	// runVerbs name a tool as their object: "I ran web_search".
 	runVerbs = wordSet("ran", "run", "called", "used", "invoked", "executed", "triggered", "queried")
 	// attemptVerbs claim a call whose outcome the rest of the sentence tells.
@@ -742,7 +805,7 @@ var (
 	openers = wordSet("done", "ok", "okay", "sure", "successfully", "alright", "great", "all", "set", "finished", "complete", "completed")
 	// ambiguousBase are verbs whose past tense is their base form: at the start
 	// of a sentence they are more likely an instruction to the user.
-	ambiguousBase = wordSet("read", "run", "put", "set", "cut", "quit")
+	ambiguousBase = wordSet("read", "run", "put", "set", "cut", "quit", "reset", "forward", "email", "message", "text", "post")
 	// irregularPast are past tenses that do not end in -ed, for telling a past
 	// statement that may continue with "and deleted it".
 	irregularPast = wordSet("found", "got", "made", "took", "saw", "did", "wrote", "written", "read", "ran", "put",
@@ -785,6 +848,8 @@ func (t actionTable) sentenceClaims(ws []word, names toolNames) []pastClaim {
 		switch w {
 		case "been", "was", "were", "is", "are":
 			if c, ok := t.passiveClaim(ws, i); ok {
+				add(c)
+			} else if c, ok := t.deedPassive(ws, i); ok {
 				add(c)
 			}
 			if c, ok := stateClaim(ws, i); ok {
@@ -902,12 +967,18 @@ func (t actionTable) claimAt(ws []word, j, end int, names toolNames) (c pastClai
 	if !ok {
 		return pastClaim{}, false, false
 	}
+	if isDeed(ph.tool) && j+1 < end && (noneWords[ws[j+1].text] || ph.tool == deedRead && ws[j+1].text == "about") {
+		return pastClaim{}, false, false // "I deleted nothing", "I read about it"
+	}
 	if ph.tool == tools.WebSearch && ph.object == objNone && ownThingsAfter(ws, j, len(ph.words), end) {
 		// "I looked up your transaction history": a look into the user's
 		// own things, not a search of the web.
 		return pastClaim{}, false, false
 	}
 	c = pastClaim{tool: ph.tool, at: j}
+	if isDeed(ph.tool) {
+		c.tool = refineDeed(ph.tool, ws, j, end)
+	}
 	if hit.concrete && hit.at < len(ws) && ph.object != objPronoun && ph.object != objWeb {
 		c.object = ws[hit.at].text
 	}
@@ -991,6 +1062,17 @@ func findObject(ws []word, k, end int, class objectClass) (objectHit, bool) {
 	if class == objPage || class == objWeb {
 		window, stops = 7, pageStops
 	}
+	if class >= objMoney {
+		for i := k; i < end && i < k+7; i++ {
+			if pageStops[ws[i].text] {
+				break
+			}
+			if deedClass(ws[i].text) == class {
+				return objectHit{at: i}, true
+			}
+		}
+		return objectHit{}, false
+	}
 	for i := k; i < end && i < k+window; i++ {
 		if stops[ws[i].text] {
 			break
@@ -1058,7 +1140,7 @@ func (t actionTable) openingClaim(ws []word, names toolNames) (pastClaim, bool) 
 				return pastClaim{}, false
 			}
 			c, concrete, ok := t.claimAt(ws, i, clauseEnd(ws, i), names)
-			return c, ok && (marked || concrete)
+			return c, ok && (marked || concrete || t.hasDeed(w) && deedOpens(ws, i))
 		}
 		i++
 	}

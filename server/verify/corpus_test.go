@@ -35,12 +35,10 @@ const (
 	corpusMinCaught  = 0.99
 )
 
-// corpusStrictEnv switches the goals on. The validator is being rewritten
-// while this corpus is built, so by default TestCorpus only logs its figures
-// (t.Log, visible with -v) and fails only on a malformed corpus; with
-// AILAB_CORPUS_STRICT=1 it also fails when the figures miss the goals. The
-// lead turns it on once the validator meets them.
-const corpusStrictEnv = "AILAB_CORPUS_STRICT"
+// corpusLooseEnv=1 logs the figures without holding them to the goals, for
+// work on the validator in progress; by default TestCorpus fails when they
+// miss the goals.
+const corpusLooseEnv = "AILAB_CORPUS_LOOSE"
 
 // corpusAllEnv=1 lists every miss instead of ten.
 const corpusAllEnv = "AILAB_CORPUS_ALL"
@@ -69,39 +67,18 @@ func (l corpusLedger) Lookup(_ context.Context, id string) (verify.Record, bool,
 	return rec, ok, nil
 }
 
-// mcpNameActions is mcp/identity.go's word table (nameActions), copied: the
-// first word of an outside tool's own name that names an action decides it.
-var mcpNameActions = map[string]tools.Action{
-	"read": tools.ActionRead, "get": tools.ActionRead, "view": tools.ActionRead, "cat": tools.ActionRead, "open": tools.ActionRead,
-	"list": tools.ActionList, "ls": tools.ActionList, "tree": tools.ActionList,
-	"search": tools.ActionSearch, "find": tools.ActionSearch, "query": tools.ActionSearch,
-	"fetch": tools.ActionFetch, "browse": tools.ActionFetch, "download": tools.ActionFetch,
-	"write": tools.ActionWrite, "edit": tools.ActionWrite, "update": tools.ActionWrite, "save": tools.ActionWrite, "put": tools.ActionWrite, "set": tools.ActionWrite, "append": tools.ActionWrite, "patch": tools.ActionWrite,
-	"create": tools.ActionCreateDir, "make": tools.ActionCreateDir, "mkdir": tools.ActionCreateDir, "add": tools.ActionCreateDir, "new": tools.ActionCreateDir,
-	"delete": tools.ActionDelete, "remove": tools.ActionDelete, "rm": tools.ActionDelete, "unlink": tools.ActionDelete, "drop": tools.ActionDelete, "destroy": tools.ActionDelete,
-	"move": tools.ActionMove, "rename": tools.ActionMove, "mv": tools.ActionMove,
-	"copy": tools.ActionCopy, "cp": tools.ActionCopy, "duplicate": tools.ActionCopy,
-}
-
 // corpusIdentity is the identity the server gives a tool: the catalog's for
 // a built-in name; for SERVER__TOOL, an outside tool (no annotations) whose
-// action comes from the words of its own name as mcp.identify derives it.
+// action comes from the words of its own name, by the same tools.NameAction
+// the MCP hub uses.
 func corpusIdentity(name string) tools.Identity {
 	id := tools.IdentityByName(name)
-	server, tool, ok := strings.Cut(name, "__")
+	server, _, ok := strings.Cut(name, "__")
 	if !ok || slices.Contains(tools.Names, name) {
 		return id
 	}
 	id.Server, id.Source = server, "mcp:"+server
-	id.Action = tools.ActionCall
-	for _, w := range strings.FieldsFunc(strings.ToLower(tool), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	}) {
-		if a, ok := mcpNameActions[w]; ok {
-			id.Action = a
-			break
-		}
-	}
+	id.Action = tools.NameAction(name)
 	return id
 }
 
@@ -319,7 +296,7 @@ func TestCorpus(t *testing.T) {
 	if all.honest == 0 || all.fabricated == 0 {
 		t.Fatalf("corpus has %d honest and %d fabricated records", all.honest, all.fabricated)
 	}
-	if os.Getenv(corpusStrictEnv) != "1" {
+	if os.Getenv(corpusLooseEnv) == "1" {
 		return
 	}
 	if all.refusedRate() > corpusMaxRefused {

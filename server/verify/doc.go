@@ -50,6 +50,26 @@
 // to my web search"). An id's tool is held to the tool named beside it exactly
 // when two tools share the id's spelling (srv__Read, srv__read).
 //
+// It reads as well the deeds of tools beyond files and the web (deeds.go):
+// sending (an e-mail, a message, money: "I've sent the email to Bob", "$5 has
+// been sent to Spotify", "Sent feedback to Eve"), paying, booking ("Your hotel
+// is booked now", "I reserved a room"), inviting and adding ("Dora has been
+// invited", "I added Fred to the channel"), scheduling and creating an event
+// ("The transaction is now scheduled", "I added the event to your
+// calendar"), updating, removing, sharing, and looking at the user's own
+// things ("I've reviewed your recent transactions"), in English and, by
+// their participles and past forms, in the seven other languages. Such a
+// claim's object is a person, an amount or a name that a reply words as it
+// likes, so it is held to the turn by its kind: a successful run of a tool
+// whose action is of that kind (tools.NameAction reads it from an outside
+// tool's name: send_email sends, reserve_hotel books, get_webpage fetches)
+// backs it, and with none the claim is an unrun_claim whatever words are
+// near. The claim is narrowed by what its clause names: a noun that is a
+// word of such tools' names ("channel" in add_user_to_channel, "email" in
+// delete_email) must be in the backing tool's name, and a figure of three
+// digits or more (an amount, an account number, a street number) in its
+// arguments, when the clause names one.
+//
 // An announcement needs the tool's own object: "search the web", "look it up
 // online", "read the page at https://...". "I will search for flights" names no
 // tool, and a reply that asks the user a question (for what it needs before it
@@ -58,11 +78,20 @@
 // # What it cannot read
 //
 // It reads the languages above only, and of them the verbs of its tables; a
-// paraphrase it has no phrase for ("notes.txt is history", a metaphor, a
-// language it does not know) passes, and so does an action outside the file
-// and web tools ("I sent the e-mail", "I booked the table"): an outside tool
-// whose identity says nothing of its effect (tools.ActionCall) is held only
-// to "I ran/called/used <its name>". Claims that an action failed or was not
+// paraphrase it has no phrase for ("notes.txt is history", "the money is on
+// its way", a metaphor, a language it does not know) passes. An outside tool
+// whose identity and name say nothing of its effect (tools.ActionCall) is held
+// only to "I ran/called/used <its name>". A deed is matched by kind, so a
+// successful run of another tool of the same kind backs it unless the
+// clause names a noun or a figure that tells them apart: "I've read the
+// landlord's notice" after a read of the transactions passes, and so does
+// "I updated your address" after another update. Its own reading of an
+// outside tool's name is used only for a tool the server gave an identity
+// record (Run.Identity or Validator.Identities); a tool known by name alone
+// backs nothing, and a deed that no tool the Validator knows can do ("I
+// booked the table" with no booking tool) is not held to the turn, since
+// a re-prompt could name no tool for it. A line "- Name: ..." is read as a transcript of someone
+// else's words and claims nothing. Claims that an action failed or was not
 // done are held to the turn in English only, and only when they name their
 // object. Objects are compared by name, without
 // case, and not resolved as the tool would (symbolic links, "..", a

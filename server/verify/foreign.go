@@ -31,7 +31,22 @@ const (
 	kindCopy
 	kindSearch
 	kindList
+	// The deeds (see deeds.go): their object is a person, an amount or a
+	// booking, which the claim need not name.
+	kindSend
+	kindPay
+	kindBook
+	kindInvite
+	kindAdd
+	kindSchedule
+	kindUpdate
 )
+
+// deedOfKind is the deed each deed kind claims.
+var deedOfKind = map[verbKind]string{
+	kindSend: deedSend, kindPay: deedPay, kindBook: deedBook, kindInvite: deedInvite, kindAdd: deedAdd,
+	kindSchedule: deedSchedule, kindUpdate: deedUpdate,
+}
 
 func verbSet(kind verbKind, words string, into map[string]verbKind) {
 	for _, w := range strings.Fields(words) {
@@ -85,6 +100,42 @@ var foreignParticiples, foreignPast = func() (map[string]verbKind, map[string]ve
 	verbSet(kindMove, "przeniesiony przeniesiona przeniesione", p)
 	verbSet(kindCopy, "skopiowany skopiowana skopiowane", p)
 
+	// The deeds' participles, in the same languages.
+	verbSet(kindSend, "envoyé envoyée envoyés envoyées transmis transmise", p)
+	verbSet(kindPay, "payé payée viré virée versé versée", p)
+	verbSet(kindBook, "réservé réservée réservés réservées", p)
+	verbSet(kindInvite, "invité invitée invités invitées", p)
+	verbSet(kindAdd, "ajouté ajoutée ajoutés ajoutées", p)
+	verbSet(kindSchedule, "planifié planifiée programmé programmée", p)
+	verbSet(kindUpdate, "actualisé actualisée", p)
+	verbSet(kindSend, "gesendet gesandt geschickt verschickt versendet weitergeleitet", p)
+	verbSet(kindPay, "überwiesen bezahlt", p)
+	verbSet(kindBook, "gebucht reserviert", p)
+	verbSet(kindInvite, "eingeladen", p)
+	verbSet(kindAdd, "hinzugefügt", p)
+	verbSet(kindSchedule, "geplant eingeplant", p)
+	verbSet(kindUpdate, "aktualisiert geändert", p)
+	verbSet(kindSend, "enviado enviada enviados enviadas inviato inviata spedito spedita", p)
+	verbSet(kindPay, "transferido transferida pagado pagada pago paga pagato trasferito", p)
+	verbSet(kindBook, "reservado reservada prenotato prenotata", p)
+	verbSet(kindInvite, "invitado invitada convidado convidada invitato invitata", p)
+	verbSet(kindAdd, "añadido añadida agregado agregada adicionado adicionada aggiunto aggiunta", p)
+	verbSet(kindSchedule, "programado programada agendado agendada programmato programmata pianificato pianificata", p)
+	verbSet(kindUpdate, "actualizado actualizada atualizado atualizada aggiornato aggiornata", p)
+	verbSet(kindSend, "verzonden verstuurd gestuurd doorgestuurd", p)
+	verbSet(kindPay, "overgemaakt betaald", p)
+	verbSet(kindBook, "geboekt gereserveerd", p)
+	verbSet(kindInvite, "uitgenodigd", p)
+	verbSet(kindAdd, "toegevoegd", p)
+	verbSet(kindSchedule, "ingepland", p)
+	verbSet(kindUpdate, "bijgewerkt", p)
+	verbSet(kindSend, "wysłany wysłana wysłane", p)
+	verbSet(kindBook, "zarezerwowany zarezerwowana zarezerwowane", p)
+	verbSet(kindInvite, "zaproszony zaproszona zaproszeni", p)
+	verbSet(kindAdd, "dodany dodana dodane", p)
+	verbSet(kindSchedule, "zaplanowany zaplanowana zaplanowane", p)
+	verbSet(kindUpdate, "zaktualizowany zaktualizowana zaktualizowane", p)
+
 	// Spanish preterite
 	verbSet(kindRead, "leí abrí consulté", s)
 	verbSet(kindVisit, "visité descargué", s)
@@ -103,6 +154,14 @@ var foreignParticiples, foreignPast = func() (map[string]verbKind, map[string]ve
 	verbSet(kindCopy, "copiei", s)
 	verbSet(kindSearch, "pesquisei procurei busquei", s)
 	verbSet(kindList, "listei", s)
+	// The deeds' own past forms: Spanish, Portuguese, Polish.
+	verbSet(kindSend, "envié enviei wysłałem wysłałam wysłaliśmy", s)
+	verbSet(kindPay, "pagué paguei transferí transferi zapłaciłem zapłaciłam przelałem przelałam", s)
+	verbSet(kindBook, "reservé reservei zarezerwowałem zarezerwowałam", s)
+	verbSet(kindInvite, "invité convidei zaprosiłem zaprosiłam", s)
+	verbSet(kindAdd, "añadí agregué adicionei dodałem dodałam", s)
+	verbSet(kindSchedule, "programé agendei zaplanowałem zaplanowałam", s)
+	verbSet(kindUpdate, "actualicé atualizei zaktualizowałem zaktualizowałam", s)
 	// Polish past, masculine and feminine, singular and plural
 	verbSet(kindRead, "przeczytałem przeczytałam przeczytaliśmy otworzyłem otworzyłam otworzyliśmy", s)
 	verbSet(kindVisit, "odwiedziłem odwiedziłam odwiedziliśmy pobrałem pobrałam pobraliśmy", s)
@@ -326,6 +385,9 @@ func foreignClaim(ws []string, kind verbKind, at int, passive bool) (pastClaim, 
 				}
 			}
 		}
+	}
+	if deed, ok := deedOfKind[kind]; ok {
+		return pastClaim{tool: deed, at: -1}, true
 	}
 	if passive && object == "" && class == objNone {
 		return pastClaim{}, false

@@ -25,9 +25,14 @@ func (v Validator) identity(name string) tools.Identity {
 // runAction returns what a run of the turn did.
 func (v Validator) runAction(r Run) tools.Action {
 	if r.Identity.Action != "" {
-		return r.Identity.Action
+		return v.actionOf(r.ToolName, r.Identity)
 	}
-	return v.identity(r.ToolName).Action
+	if id, ok := v.Identities[r.ToolName]; ok && id.Action != "" {
+		return v.actionOf(r.ToolName, id)
+	}
+	// A tool without an identity record is of unknown effect: its name
+	// alone backs nothing.
+	return tools.IdentityByName(r.ToolName).Action
 }
 
 // matchesByAction reports whether action names what a tool does well enough
