@@ -136,12 +136,23 @@ func asksUser(reply string) bool {
 	}
 }
 
-// sentences splits text at sentence ends and line breaks and returns the
-// spans of the sentences. A '.', '!' or '?' ends a sentence only before a
-// space or the end, so URLs and file names stay whole. A sentence that ends with '?' is
-// dropped: a question does not commit to anything.
+// sentences returns the spans of text's sentences (see eachSentence) that
+// are not questions: a question does not commit to anything.
 func sentences(text string) []cut {
 	var out []cut
+	eachSentence(text, func(s cut, question bool) {
+		if !question {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// eachSentence calls f with the span of each sentence of text, trimmed of
+// blanks, and whether it ends with '?'. Sentences end at line breaks and at
+// '.', '!' or '?' before a space or the end, so URLs and file names stay
+// whole.
+func eachSentence(text string, f func(s cut, question bool)) {
 	start := 0
 	emit := func(end int, question bool) {
 		for start < end && isSpace(text[start]) {
@@ -150,8 +161,8 @@ func sentences(text string) []cut {
 		for end > start && isSpace(text[end-1]) {
 			end--
 		}
-		if end > start && !question {
-			out = append(out, cut{start, end})
+		if end > start {
+			f(cut{start, end}, question)
 		}
 	}
 	for i := 0; i < len(text); i++ {
@@ -167,7 +178,6 @@ func sentences(text string) []cut {
 		}
 	}
 	emit(len(text), false)
-	return out
 }
 
 // quotedSpans returns, in order, the lines of text that quote rather than

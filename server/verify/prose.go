@@ -121,19 +121,8 @@ func htmlTagEnd(b string, i int) int {
 func claimSentences(text string) []cut {
 	var out []cut
 	var pending cut // a question waiting for its answer, when pending.end > 0
-	start := 0
-	emit := func(end int, question bool) {
-		for start < end && isSpace(text[start]) {
-			start++
-		}
-		for end > start && isSpace(text[end-1]) {
-			end--
-		}
-		if end <= start {
-			return
-		}
-		s := cut{start, end}
-		if pending.end > 0 && opensWithAnswer(text[start:end]) {
+	eachSentence(text, func(s cut, question bool) {
+		if pending.end > 0 && opensWithAnswer(text[s.start:s.end]) {
 			out = append(out, pending)
 		}
 		pending = cut{}
@@ -142,20 +131,7 @@ func claimSentences(text string) []cut {
 			return
 		}
 		out = append(out, s)
-	}
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; c {
-		case '\n':
-			emit(i, false)
-			start = i + 1
-		case '.', '!', '?':
-			if i+1 == len(text) || isSpace(text[i+1]) {
-				emit(i, c == '?')
-				start = i + 1
-			}
-		}
-	}
-	emit(len(text), false)
+	})
 	return out
 }
 
