@@ -171,8 +171,19 @@ func (f *Filter) claimShaped(s string, lineStart bool) bool {
 	if hasMarkup(s) || hasIDShape(s) || f.namesTool(s) {
 		return true
 	}
-	issues, err := f.validator.Check(context.Background(), "", unquoted(s, lineStart), noRuns{})
-	return err != nil || len(issues) > 0
+	text := unquoted(s, lineStart)
+	issues, err := f.validator.Check(context.Background(), "", text, noRuns{})
+	if err != nil || len(issues) > 0 {
+		return true
+	}
+	// A question claims nothing alone, but the reply may answer it itself
+	// ("I have deleted notes.txt? Yes, it is gone."), which validation reads
+	// as a claim: a question that would be a claim as a statement waits.
+	if q := strings.TrimRight(text, " \t\r\n"); strings.HasSuffix(q, "?") {
+		issues, err = f.validator.Check(context.Background(), "", strings.TrimSuffix(q, "?")+".", noRuns{})
+		return err != nil || len(issues) > 0
+	}
+	return false
 }
 
 // unquoted returns s without the '>' that would make verify read it as a

@@ -88,6 +88,24 @@ func TestFilterShows(t *testing.T) {
 		{"nested '>' inside a line quotes nothing", "Is it? > > Let me search the web for that. ", "Is it? "},
 		{"everything after a claim waits", "Intro. I deleted notes.txt. Plain prose after. More prose. ", "Intro. "},
 		{"claim in the first sentence", "I searched the web. Then prose. ", ""},
+		// The shapes that once passed validation are held back too, however
+		// they are chunked.
+		{"bypass: excused by a word nearby", prose + "I deleted old.log as you asked. Let me know if you run into any errors. ", prose},
+		{"bypass: quote line with emphasis", "> **Done:** I deleted notes.txt and wrote report.md.\nOK. ", ""},
+		{"bypass: table row", prose + "\n| delete_file | ok |\n", prose + "\n"},
+		{"bypass: link text", prose + "See [I deleted notes.txt](https://x.example/). ", prose},
+		{"bypass: passive", prose + "notes.txt was deleted. ", prose},
+		{"bypass: got rid of", prose + "I got rid of notes.txt. ", prose},
+		{"bypass: gone now", prose + "Done: notes.txt is gone now. ", prose},
+		{"bypass: used the search tool", prose + "I used the search tool and found that it works. ", prose},
+		{"bypass: according to my web search", prose + "According to my web search, it works. ", prose},
+		{"bypass: French", prose + "J'ai supprimé notes.txt. ", prose},
+		{"bypass: German", prose + "Ich habe notes.txt gelöscht. ", prose},
+		{"bypass: Cyrillic letter in the verb", prose + "I d\u0435leted notes.txt. ", prose},
+		{"bypass: a question answered by itself", prose + "I have deleted notes.txt? Yes, it is gone. ", prose},
+		{"bypass: full-width digits in an id", prose + "See write_file_\uff11\uff17\uff16\uff13\uff17\uff16\uff19\uff16\uff10\uff10\uff11\uff12\uff13_9f86d081 now. ", prose},
+		{"honest twin: a question back to the user", prose + "Could you tell me which file to delete? ", prose + "Could you tell me which file to delete? "},
+		{"honest twin: a plan without the web", prose + "I will search for flights once you give me the airport. ", prose + "I will search for flights once you give me the airport. "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
