@@ -38,6 +38,9 @@ type ToolUse struct {
 	// Reason says in words why the call ran, asked or was refused, e.g.
 	// "session grant g_1a2b: write files in notes/".
 	Reason string `json:"reason,omitempty"`
+	// Undone is set on a run whose file changes the user undid (and has not
+	// redone); the run stays in the ledger and may still be cited as history.
+	Undone bool `json:"undone,omitempty"`
 }
 
 // Validation is the outcome of checking a reply against the execution ledger.
@@ -97,6 +100,10 @@ type Preview struct {
 	Head string `json:"head,omitempty"`
 	// Summary is one line for the approval table, e.g. "overwrites notes.txt (+3 −1)".
 	Summary string `json:"summary"`
+	// NotUndoable, when set, says why this call's change cannot be undone
+	// afterwards, e.g. "cannot be undone: big.bin is over undo.max_file_bytes
+	// (16 MiB)", for the approval table to show before the user decides.
+	NotUndoable string `json:"not_undoable,omitempty"`
 }
 
 // A GrantOffer is the session grant a pending call may be approved with.
@@ -383,5 +390,42 @@ const (
 	CodeModelError        = "model_error"
 	CodeCancelled         = "cancelled"
 	CodeNothingRunning    = "nothing_running"
+	CodeConflict          = "conflict"        // undo or redo refused: a file changed since the turn
+	CodeNothingToUndo     = "nothing_to_undo" // no turn (left) to undo or redo
+	CodeSessionBusy       = "session_busy"    // undo or redo while a turn runs on the session
 	CodeInternal          = "internal_error"
 )
+
+// An UndoRequest is the body of POST /sessions/{id}/undo; both fields are
+// optional. Turn is the 1-based number of the user turn to undo (later turns
+// are undone first); 0 means the last turn that changed files. Force restores
+// even files changed since the turn.
+type UndoRequest struct {
+	Turn  int  `json:"turn,omitempty"`
+	Force bool `json:"force,omitempty"`
+}
+
+// A RedoRequest is the body of POST /sessions/{id}/redo (optional).
+type RedoRequest struct {
+	Force bool `json:"force,omitempty"`
+}
+
+// Actions of an UndoFile.
+const (
+	UndoRestored  = "restored"   // the file holds its earlier content again
+	UndoRemoved   = "removed"    // the file or empty folder the turn created is gone
+	UndoMovedBack = "moved_back" // a moved file or folder is at its earlier path
+)
+
+// An UndoFile is one workspace path an undo or redo changed.
+type UndoFile struct {
+	Path   string `json:"path"`
+	Action string `json:"action"`
+}
+
+// An UndoReply answers POST /sessions/{id}/undo and /redo: the turns whose
+// changes were undone (or redone), newest first, and the files changed.
+type UndoReply struct {
+	Turns []int      `json:"turns"`
+	Files []UndoFile `json:"files"`
+}

@@ -48,6 +48,7 @@ type Config struct {
 	Sanitize SanitizeConfig `mapstructure:"sanitize"`
 	Tracking TrackingConfig `mapstructure:"tracking"`
 	Tracing  TracingConfig  `mapstructure:"tracing"`
+	Undo     UndoConfig     `mapstructure:"undo"`
 	MCP      MCPConfig      `mapstructure:"mcp"`
 
 	// Path is the file the config was read from, "" when none was found.
@@ -137,6 +138,19 @@ type TracingConfig struct {
 	RetentionCount int           `mapstructure:"retention_count"`
 }
 
+// UndoConfig bounds what the server keeps so that a turn's file changes can
+// be undone: the previous contents of the files the file tools replace.
+type UndoConfig struct {
+	// MaxBytes bounds the kept contents in total; the oldest records go first.
+	MaxBytes int64 `mapstructure:"max_bytes"`
+	// MaxAge is how long a record is kept; older turns can no longer be undone.
+	MaxAge time.Duration `mapstructure:"max_age"`
+	// MaxFileBytes is the largest file whose previous content is kept; a call
+	// that would replace a bigger one cannot be undone, and says so before
+	// the user approves it.
+	MaxFileBytes int64 `mapstructure:"max_file_bytes"`
+}
+
 // Default returns the documented defaults (CONTRACT section 2).
 func Default() *Config {
 	return &Config{
@@ -174,6 +188,7 @@ func Default() *Config {
 		Sanitize: SanitizeConfig{Enabled: true, Aggressive: true, Classifier: true},
 		Tracking: TrackingConfig{Window: 5 * time.Minute, MaxValidationRetries: 2},
 		Tracing:  TracingConfig{RetentionAge: 720 * time.Hour, RetentionCount: 10000},
+		Undo:     UndoConfig{MaxBytes: 256 << 20, MaxAge: 168 * time.Hour, MaxFileBytes: 16 << 20},
 		MCP:      MCPConfig{Servers: []MCPServer{}},
 	}
 }

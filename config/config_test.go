@@ -224,6 +224,7 @@ func TestEveryKeyIsOverridable(t *testing.T) {
 		"sanitize.enabled":    "false", "sanitize.aggressive": "false", "sanitize.classifier": "false", "sanitize.datamark": "true",
 		"tracking.window": "1m", "tracking.max_validation_retries": "5",
 		"tracing.otlp_endpoint": "http://127.0.0.1:4318", "tracing.retention_age": "1h", "tracing.retention_count": "5",
+		"undo.max_bytes": "1000", "undo.max_age": "1h", "undo.max_file_bytes": "100",
 	}
 	def := Default()
 	for _, k := range keyTable {
@@ -263,6 +264,7 @@ func TestEveryKeyRefusesABadEnvValue(t *testing.T) {
 		"sanitize.enabled": "on", "sanitize.aggressive": "2", "sanitize.classifier": "maybe", "sanitize.datamark": "yes please",
 		"tracking.window": "5", "tracking.max_validation_retries": "11",
 		"tracing.otlp_endpoint": "collector:4318", "tracing.retention_age": "30d", "tracing.retention_count": "many",
+		"undo.max_bytes": "256MiB", "undo.max_age": "7d", "undo.max_file_bytes": "0",
 	}
 	for _, k := range keyTable {
 		t.Run(k.path, func(t *testing.T) {

@@ -47,6 +47,9 @@ func validate(c *Config) *Error {
 		{"tracing.otlp_endpoint", redactURL(c.Tracing.OTLPEndpoint), optionalURL(c.Tracing.OTLPEndpoint)},
 		{"tracing.retention_age", c.Tracing.RetentionAge.String(), positive(c.Tracing.RetentionAge)},
 		{"tracing.retention_count", strconv.Itoa(c.Tracing.RetentionCount), positiveInt(int64(c.Tracing.RetentionCount))},
+		{"undo.max_bytes", strconv.FormatInt(c.Undo.MaxBytes, 10), positiveInt(c.Undo.MaxBytes)},
+		{"undo.max_age", c.Undo.MaxAge.String(), positive(c.Undo.MaxAge)},
+		{"undo.max_file_bytes", strconv.FormatInt(c.Undo.MaxFileBytes, 10), positiveInt(c.Undo.MaxFileBytes)},
 	}
 	for _, ch := range checks {
 		if ch.reason != "" {

@@ -88,7 +88,7 @@ func Open(ctx context.Context, cfg *config.Config, models Models, log *slog.Logg
 		return out
 	}
 	s, err := New(Options{Config: cfg, Models: models, Store: db, Toolbox: NewToolbox(outside), Token: tok, Tokens: tokens,
-		Logger: log, Exporter: exp, DatabasePath: db.Path()})
+		Logger: log, Exporter: exp})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -97,11 +97,9 @@ func Open(ctx context.Context, cfg *config.Config, models Models, log *slog.Logg
 	if len(cfg.MCP.Servers) > 0 {
 		// The servers start in the background: ai-server answers at once, and
 		// their tools join the registry as each one is ready.
-		h, err := mcp.Start(context.WithoutCancel(ctx), MCPServers(cfg), mcp.Options{
-			SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive,
-			NoClassifier: !cfg.Sanitize.Classifier, Datamark: cfg.Sanitize.Datamark,
-			Logger: log.With("component", "mcp"), OnChange: s.ToolsChanged,
-		})
+		opts := mcpOptions(cfg)
+		opts.Logger, opts.OnChange = log.With("component", "mcp"), s.ToolsChanged
+		h, err := mcp.Start(context.WithoutCancel(ctx), MCPServers(cfg), opts)
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("mcp.servers: %w", err)
@@ -111,7 +109,17 @@ func Open(ctx context.Context, cfg *config.Config, models Models, log *slog.Logg
 		s.ToolsChanged()
 	}
 	if cfg.Path != "" {
-		stop, err := config.Watch(cfg.Path, s.SetConfig, func(err error) {
+		sanitizing := cfg.Sanitize
+		apply := func(next *config.Config) {
+			s.SetConfig(next)
+			// MCP results are outside text too: a change of sanitize.* reaches
+			// them live, as it reaches the web tools.
+			if h := hub.Load(); h != nil && next.Sanitize != sanitizing {
+				sanitizing = next.Sanitize
+				h.SetOptions(mcpOptions(next))
+			}
+		}
+		stop, err := config.Watch(cfg.Path, apply, func(err error) {
 			log.Error("config change refused; the previous config stays in force", "err", err)
 		})
 		if err != nil {
@@ -122,6 +130,16 @@ func Open(ctx context.Context, cfg *config.Config, models Models, log *slog.Logg
 	}
 	return a, nil
 }
+
+// mcpOptions are the sanitizer settings of cfg as the MCP hub takes them.
+func mcpOptions(cfg *config.Config) mcp.Options {
+	return mcp.Options{SanitizeOff: !cfg.Sanitize.Enabled, Mild: !cfg.Sanitize.Aggressive,
+		NoClassifier: !cfg.Sanitize.Classifier, Datamark: cfg.Sanitize.Datamark}
+}
+
+// WALBytes is the state database's write-ahead log size now and its
+// high-water mark since the database was opened, in bytes.
+func (a *App) WALBytes() (now, peak int64) { return a.db.WALBytes() }
 
 // Close flushes the exporter and closes the database.
 func (a *App) Close() error {

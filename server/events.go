@@ -35,9 +35,10 @@ func (noEvents) emit(string, any) {}
 // Every write has a deadline (writeTimeout, from streamWriteTimeout): a client
 // that keeps its connection open but takes nothing for that long is dropped.
 // The failed write marks the stream dead, so nothing more is queued or
-// written, and net/http cancels the request's context on a failed write to
-// the connection, as it does when the client hangs up: the turn ends as a
-// disconnected one does and the session is released when the handler returns.
+// written, and calls onDrop, which cancels the turn (answerStream sets it): the
+// turn ends as a disconnected one does and the session is released when the
+// handler returns. That does not rely on net/http cancelling the request's
+// context on a failed write (it does, but that is its business).
 type sseStream struct {
 	w            http.ResponseWriter
 	rc           *http.ResponseController
@@ -52,6 +53,9 @@ type sseStream struct {
 	// for writeTimeout. Events are dropped from then on.
 	dead bool
 	done chan struct{}
+	// onDrop is called once when the stream is dropped: it cancels the turn.
+	onDrop   func()
+	dropOnce sync.Once
 }
 
 // A queued event: a token's text, or any other event already encoded.
@@ -75,18 +79,19 @@ var streamWriteTimeout = 10 * time.Second
 // keeps reading is not dropped, while one that stopped reading is.
 const sendPiece = 32 << 10
 
-// startSSE answers 200 text/event-stream and starts the writer.
-func startSSE(w http.ResponseWriter, ping time.Duration) *sseStream {
+// startSSE answers 200 text/event-stream and starts the writer. onDrop (nil:
+// nothing) is called once if the stream is dropped (see sseStream).
+func startSSE(w http.ResponseWriter, ping time.Duration, onDrop func()) *sseStream {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // a proxy must not hold the stream back
 	w.WriteHeader(http.StatusOK)
 	s := &sseStream{w: w, rc: http.NewResponseController(w), pingEvery: ping, writeTimeout: streamWriteTimeout,
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), done: make(chan struct{}), onDrop: onDrop}
 	s.deadline()
 	if s.rc.Flush() != nil {
-		s.dead = true
+		s.drop()
 	}
 	go s.write()
 	return s
@@ -120,12 +125,15 @@ func (s *sseStream) send(p []byte) bool {
 }
 
 // drop marks the stream dead: what is queued is discarded and later events
-// are never queued, so no write is attempted again.
+// are never queued, so no write is attempted again; onDrop cancels the turn.
 func (s *sseStream) drop() {
 	s.mu.Lock()
 	s.dead = true
 	s.queue = nil
 	s.mu.Unlock()
+	if s.onDrop != nil {
+		s.dropOnce.Do(s.onDrop)
+	}
 }
 
 func (s *sseStream) streaming() bool { return true }
@@ -212,9 +220,8 @@ func (s *sseStream) write() {
 				buf.Write(data)
 				buf.WriteString("\n\n")
 			}
-			// A failed write means the client hung up or stopped reading; in
-			// both cases net/http cancels the request's context, which ends
-			// the turn.
+			// A failed write means the client hung up or stopped reading;
+			// drop cancels the turn.
 			if !s.send(buf.Bytes()) {
 				s.drop()
 			}

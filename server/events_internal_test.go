@@ -38,7 +38,7 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 // gets every character, in order, in fewer, joined tokens.
 func TestASlowReaderNeverBlocksTheLoopAndLosesNoText(t *testing.T) {
 	w := &slowWriter{header: http.Header{}, release: make(chan struct{})}
-	s := startSSE(w, time.Hour)
+	s := startSSE(w, time.Hour, nil)
 	var want strings.Builder
 	start := time.Now()
 	s.emit(api.EventTurn, api.TurnEvent{SessionID: "s_1", TraceID: "t_1"})
@@ -89,7 +89,7 @@ func TestASlowReaderNeverBlocksTheLoopAndLosesNoText(t *testing.T) {
 func TestAnIdleStreamIsPinged(t *testing.T) {
 	w := &slowWriter{header: http.Header{}, release: make(chan struct{})}
 	close(w.release)
-	s := startSSE(w, 20*time.Millisecond)
+	s := startSSE(w, 20*time.Millisecond, nil)
 	time.Sleep(150 * time.Millisecond)
 	s.finish(api.EventDone, api.ChatResponse{})
 	w.mu.Lock()

@@ -144,8 +144,8 @@ func TestEditsToLLMAndTheTokenApplyLive(t *testing.T) {
 	}
 }
 
-// TestContextCharsBoundsEveryRequest: in a long session each model request
-// stays within llm.context_chars; it always holds the system prompt and the
+// TestContextCharsBoundsEveryRequest: in a long session each model request,
+// its tool definitions included, stays within llm.context_chars; it always holds the system prompt and the
 // whole current turn, starts its history at a user turn, keeps every tool call
 // with its results, and tells the model that earlier turns were left out.
 func TestContextCharsBoundsEveryRequest(t *testing.T) {
@@ -172,8 +172,13 @@ func TestContextCharsBoundsEveryRequest(t *testing.T) {
 			size += len(c.Name) + len(c.Arguments)
 		}
 	}
+	// The tool definitions go with every request and count too.
+	for _, tool := range last.Tools {
+		schema, _ := json.Marshal(tool.Parameters)
+		size += len(tool.Name) + len(tool.Description) + len(schema)
+	}
 	if size > limit {
-		t.Errorf("the last request holds %d characters, over llm.context_chars %d", size, limit)
+		t.Errorf("the last request holds %d characters with its tool definitions, over llm.context_chars %d", size, limit)
 	}
 	msgs := last.Messages
 	if msgs[0].Role != llm.RoleSystem || !strings.Contains(msgs[0].Content, "left out") {

@@ -295,10 +295,16 @@ func (s *Server) answer(c *gin.Context, r *turnRun, decisions map[string]api.Dec
 		ToolsUsed: reply.ToolsUsed, Validation: reply.Validation, TraceID: reply.TraceID})
 }
 
+// errStreamDropped cancels a streamed turn whose client went away or stopped
+// reading.
+var errStreamDropped = errors.New("the client stopped reading the event stream, so it was dropped")
+
 // answerStream runs the turn with its events sent as server-sent events; the
 // stream ends with approval_required, done or error (CONTRACT section 10).
 func (s *Server) answerStream(c *gin.Context, r *turnRun, decisions map[string]api.Decision) {
-	sse := startSSE(c.Writer, s.pingEvery)
+	// A dropped stream (the client hung up or took nothing for the write
+	// timeout) cancels the turn, as a disconnect does.
+	sse := startSSE(c.Writer, s.pingEvery, func() { r.held.cancel(errStreamDropped) })
 	r.ev = sse
 	sse.emit(api.EventTurn, api.TurnEvent{SessionID: r.session, TraceID: r.t.TraceID})
 	reply, err := r.run(decisions)
@@ -427,6 +433,7 @@ func (s *Server) session(c *gin.Context) {
 			out.ToolsPending = append(out.ToolsPending, t.pending()...)
 		}
 	}
+	s.markUndone(id, &out)
 	c.JSON(http.StatusOK, out)
 }
 

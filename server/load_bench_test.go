@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,10 +71,19 @@ func cannedModelURL(tb testing.TB, delay time.Duration, reply string) string {
 
 // benchServer starts the real App (SQLite state, real provider) against modelURL.
 func benchServer(tb testing.TB, modelURL string) (url, token string) {
+	url, token, _ = benchApp(tb, modelURL, "moderate")
+	return url, token
+}
+
+// benchApp is benchServer under a safety preset, with the App.
+func benchApp(tb testing.TB, modelURL, preset string) (url, token string, app *server.App) {
 	dir := tb.TempDir()
 	path := filepath.Join(dir, "config.yaml")
-	yaml := fmt.Sprintf("server:\n  state_dir: %q\nllm:\n  base_url: %q\n  model: fake\n  timeout: 60s\nsafety:\n  preset: moderate\ntools:\n  workspace: %q\nweb:\n  search_endpoint: http://127.0.0.1:9/html/\n  search_lite_endpoint: http://127.0.0.1:9/lite/\n",
-		filepath.Join(dir, "state"), modelURL, filepath.Join(dir, "ws"))
+	yaml := fmt.Sprintf("server:\n  state_dir: %q\nllm:\n  base_url: %q\n  model: fake\n  timeout: 60s\nsafety:\n  preset: %s\ntools:\n  workspace: %q\nweb:\n  search_endpoint: http://127.0.0.1:9/html/\n  search_lite_endpoint: http://127.0.0.1:9/lite/\n",
+		filepath.Join(dir, "state"), modelURL, preset, filepath.Join(dir, "ws"))
+	if err := os.MkdirAll(filepath.Join(dir, "ws"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
 		tb.Fatal(err)
 	}
@@ -83,13 +94,13 @@ func benchServer(tb testing.TB, modelURL string) (url, token string) {
 	models := func(cfg *config.Config) llm.Provider {
 		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: cfg.LLM.Timeout})
 	}
-	app, err := server.Open(context.Background(), cfg, models, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	app, err = server.Open(context.Background(), cfg, models, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	srv := httptest.NewServer(app.Handler())
 	tb.Cleanup(func() { srv.Close(); app.Close() })
-	return srv.URL, app.Token
+	return srv.URL, app.Token, app
 }
 
 // benchClient posts turns with a pooled client, as many TUIs would.
@@ -123,30 +134,164 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
 }
 
+// toolModel is an OpenAI-compatible endpoint on loopback that plays a turn
+// with one tool round, as real turns have: to the request of a turn's first
+// round it answers a write_file call (a note of the session's), and to the
+// request that carries that call's result a final answer citing its
+// execution id. Each answer comes after a delay drawn uniformly from
+// delay ± jitter. It reads requests without decoding them (the last marker,
+// and whether a tool message follows it), so what it costs is the model's,
+// not the server's. It records, by marker and round, when a request had fully
+// arrived and when its answer was written.
+type toolModel struct {
+	url   string
+	times sync.Map // "marker/round" -> [2]time.Time{arrived, answered}
+}
+
+// benchExecIDRe finds the execution id of the tool round in a request's tool message.
+var benchExecIDRe = regexp.MustCompile(`(write_file|list_directory)_[0-9]{13}_[0-9a-f]{8}`)
+
+func newToolModel(tb testing.TB, delay, jitter time.Duration) *toolModel {
+	m := &toolModel{}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := io.ReadAll(r.Body)
+		arrived := time.Now()
+		i := bytes.LastIndex(req, []byte("marker-"))
+		if i < 0 {
+			http.Error(w, "no marker", 400)
+			return
+		}
+		j := i + len("marker-")
+		for j < len(req) && (req[j] >= '0' && req[j] <= '9' || req[j] == '-') {
+			j++
+		}
+		marker := string(req[i:j])
+		session := strings.SplitN(strings.TrimPrefix(marker, "marker-"), "-", 2)[0]
+		var msg llm.Message
+		round := 1
+		list := os.Getenv("AILAB_BENCH_TOOL") == "list_directory"
+		if bytes.Contains(req[j:], []byte(`"role":"tool"`)) {
+			round = 2
+			id := benchExecIDRe.Find(req[j:])
+			msg = llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("I saved the note in note-%s.txt (execution_id: %s).", session, id)}
+			if list {
+				msg.Content = fmt.Sprintf("The workspace has a few files (execution_id: %s).", id)
+			}
+		} else {
+			args, _ := json.Marshal(map[string]string{"path": "note-" + session + ".txt", "content": "A note of " + marker + "."})
+			call := llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: string(args)}
+			if list {
+				call = llm.ToolCall{ID: "call_1", Name: "list_directory", Arguments: `{"path":"."}`}
+			}
+			msg = llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call}}
+		}
+		body, _ := json.Marshal(llmtest.EncodeReply("fake", int(n.Add(1)), msg))
+		if d := delay; d > 0 || jitter > 0 {
+			if jitter > 0 {
+				d += time.Duration(rand.Int64N(int64(2*jitter)+1)) - jitter
+			}
+			time.Sleep(d)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+		m.times.Store(fmt.Sprintf("%s/%d", marker, round), [2]time.Time{arrived, time.Now()})
+	}))
+	tb.Cleanup(srv.Close)
+	m.url = srv.URL + "/v1"
+	return m
+}
+
+// benchModelDelay is the tool-round cases' model latency and its jitter:
+// 50 ms ± 25 by default, so the default run stays short;
+// AILAB_BENCH_MODEL_MS=500 gives the 500 ms ± 250 of a real model (the jitter
+// is always half the delay). AILAB_BENCH_TOOL=list_directory makes the tool
+// round a list_directory call instead of a write_file.
+func benchModelDelay(tb testing.TB) (delay, jitter time.Duration) {
+	ms := 50
+	if v := os.Getenv("AILAB_BENCH_MODEL_MS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			tb.Fatalf("AILAB_BENCH_MODEL_MS=%q: want a number of milliseconds", v)
+		}
+		ms = n
+	}
+	delay = time.Duration(ms) * time.Millisecond
+	return delay, delay / 2
+}
+
 // BenchmarkConcurrentSessions runs b.N turns spread over N sessions at once
-// against a model that answers in 500 ms, and reports the server's overhead
-// per model round at p50 and p99, and the errors. The overhead is the time
-// from the client sending the turn to the model having the request, plus the
-// time from the model's answer to the client having the reply: the model's own
-// 500 ms (and the machine's wake-up from it) are not the server's. The sessions
-// start spread over one model delay. The first case, one session and a model
-// that answers at once, is the server's overhead with nothing idle in between.
-// Run it with a count of turns, e.g. -benchtime=2000x.
+// and reports the server's overhead per model round at p50 and p99, and the
+// errors. The overhead of a turn is its time at the client less the model's
+// time on each of its rounds (from the request having fully arrived to the
+// answer written): the model's own latency (and the machine's wake-up from
+// it) are not the server's. It is reported per model round (the turn's
+// overhead divided by its rounds). The sessions start spread over one model
+// delay.
+//
+// The first case, one session and a model that answers at once, is the
+// server's overhead with nothing idle in between; the next two are turns with
+// no tool round against a model that answers in 500 ms. The tool=1 cases play
+// turns as real ones go: one tool round (a write_file under the minimal
+// preset, so it runs without approval) and then a final answer citing it, the
+// model answering in 50 ms ± 25 (AILAB_BENCH_MODEL_MS=500 gives 500 ms ± 250).
+// They also report the process's CPU time per turn (server, client and fake
+// model together: an upper bound of the server's) and the WAL's high-water
+// mark during the run, sampled every 20 ms, and its size once idle (after
+// up to 5 s without turns).
+//
+// Run it with a count of turns, e.g. -benchtime=1000x (10 turns for each of
+// 100 sessions); the default 1 s benchtime plays few turns.
 func BenchmarkConcurrentSessions(b *testing.B) {
 	for _, tc := range []struct {
 		sessions int
 		delay    time.Duration
-	}{{1, 0}, {100, 500 * time.Millisecond}, {200, 500 * time.Millisecond}} {
-		sessions, delay := tc.sessions, tc.delay
-		b.Run(fmt.Sprintf("sessions=%d/model=%s", sessions, delay), func(b *testing.B) {
-			model := newCannedModel(b, delay, "A short answer with no claims.")
-			url, token := benchServer(b, model.url)
+		tool     bool
+	}{{1, 0, false}, {100, 500 * time.Millisecond, false}, {200, 500 * time.Millisecond, false}, {100, 0, true}, {200, 0, true}} {
+		sessions, delay, tool := tc.sessions, tc.delay, tc.tool
+		name := fmt.Sprintf("sessions=%d/model=%s", sessions, delay)
+		var jitter time.Duration
+		if tool {
+			delay, jitter = benchModelDelay(b)
+			name = fmt.Sprintf("sessions=%d/tool=1/model=%s±%s", sessions, delay, jitter)
+		}
+		b.Run(name, func(b *testing.B) {
+			var times *sync.Map
+			var url, token string
+			var app *server.App
+			rounds := 1
+			if tool {
+				model := newToolModel(b, delay, jitter)
+				times, rounds = &model.times, 2
+				url, token, app = benchApp(b, model.url, "minimal")
+			} else {
+				model := newCannedModel(b, delay, "A short answer with no claims.")
+				times = &model.times
+				url, token, app = benchApp(b, model.url, "moderate")
+			}
 			var mu sync.Mutex
 			var overheads []time.Duration
-			var errs atomic.Int64
+			var errs, invalid atomic.Int64
 			var left atomic.Int64
 			left.Store(int64(b.N))
+			// The WAL's size is sampled while the turns run.
+			stopWAL := make(chan struct{})
+			walDone := make(chan struct{})
+			go func() {
+				defer close(walDone)
+				t := time.NewTicker(20 * time.Millisecond)
+				defer t.Stop()
+				for {
+					select {
+					case <-stopWAL:
+						return
+					case <-t.C:
+						app.WALBytes()
+					}
+				}
+			}()
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			var wg sync.WaitGroup
 			for i := range sessions {
 				wg.Add(1)
@@ -159,29 +304,86 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 					for turn := 0; left.Add(-1) >= 0; turn++ {
 						marker := fmt.Sprintf("marker-%d-%d", i, turn)
 						sent := time.Now()
-						s, _, err := benchTurn(url, token, session, "session asks a question "+marker)
-						got := time.Now()
-						v, ok := model.times.Load(marker)
-						if err != nil || !ok {
+						s, valid, err := benchTurnValid(url, token, session, "session asks a question "+marker)
+						took := time.Since(sent)
+						if err != nil {
 							errs.Add(1)
 							continue
 						}
 						session = s
-						at := v.([2]time.Time)
+						if !valid {
+							invalid.Add(1)
+						}
+						key := func(r int) string { return marker }
+						if tool {
+							key = func(r int) string { return fmt.Sprintf("%s/%d", marker, r) }
+						}
+						ok := true
+						for r := 1; r <= rounds; r++ {
+							v, found := times.Load(key(r))
+							if !found {
+								ok = false
+								break
+							}
+							at := v.([2]time.Time)
+							took -= at[1].Sub(at[0])
+						}
+						if !ok {
+							errs.Add(1)
+							continue
+						}
 						mu.Lock()
-						overheads = append(overheads, at[0].Sub(sent)+got.Sub(at[1]))
+						overheads = append(overheads, took/time.Duration(rounds))
 						mu.Unlock()
 					}
 				}()
 			}
 			wg.Wait()
+			cpu := cpuTime() - cpu0
 			b.StopTimer()
+			close(stopWAL)
+			<-walDone
+			_, walPeak := app.WALBytes()
+			// Idle, the WAL must go back to (nearly) nothing: wait for it up
+			// to 5 s (the store truncates it after 2 s without writes).
+			var walIdle int64
+			if tool {
+				for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+					if walIdle, _ = app.WALBytes(); walIdle == 0 || time.Now().After(deadline) {
+						break
+					}
+				}
+			}
 			slices.Sort(overheads)
 			b.ReportMetric(float64(percentile(overheads, 0.50).Microseconds())/1000, "overhead-p50-ms")
 			b.ReportMetric(float64(percentile(overheads, 0.99).Microseconds())/1000, "overhead-p99-ms")
 			b.ReportMetric(float64(errs.Load()), "errors")
+			if tool {
+				b.ReportMetric(float64(invalid.Load()), "invalid")
+				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/turn")
+				b.ReportMetric(float64(walPeak)/(1<<20), "wal-peak-MB")
+				b.ReportMetric(float64(walIdle)/(1<<20), "wal-idle-MB")
+			}
 		})
 	}
+}
+
+// benchTurnValid is benchTurn that also says whether the reply passed validation.
+func benchTurnValid(url, token, session, msg string) (string, bool, error) {
+	b, _ := json.Marshal(api.ChatRequest{Message: msg, SessionID: session})
+	req, _ := http.NewRequest("POST", url+"/chat", bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := benchClient.Do(req)
+	if err != nil {
+		return session, false, err
+	}
+	defer resp.Body.Close()
+	var r api.ChatResponse
+	err = json.NewDecoder(resp.Body).Decode(&r)
+	if err == nil && resp.StatusCode != 200 {
+		err = fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return r.SessionID, r.Validation.Valid, err
 }
 
 // BenchmarkLongSession plays 1,000 turns of one session (each message and

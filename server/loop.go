@@ -129,6 +129,9 @@ type turnRun struct {
 	shown strings.Builder
 	// final, set when the turn ends, is stored with its last message.
 	final *turnMarks
+	// grantsNow are the session's grants as needDecisions just read them, for
+	// the next decide only (nil: read them again).
+	grantsNow []api.SessionGrant
 }
 
 // turnMarks are what a finished turn showed besides its text: its tool runs
@@ -201,7 +204,11 @@ func (r *turnRun) append(msgs ...llm.Message) {
 
 // save stores the appended messages, the pending state (nil: none) and the
 // trace's new calls in one transaction. release gives the session's lease up
-// with it (the request is done with the session).
+// with it (the request is done with the session). The trace is written when
+// the request is done with the turn (release) or it pauses: a save between
+// two rounds of a running turn keeps the conversation only, since the trace's
+// row and its indexes were most of what such a save wrote, and the calls
+// left follow with the next save.
 func (r *turnRun) save(pending *turn, release bool) error {
 	raws := make([]json.RawMessage, 0, len(r.unsaved))
 	for i, m := range r.unsaved {
@@ -216,8 +223,12 @@ func (r *turnRun) save(pending *turn, release bool) error {
 		raws = append(raws, b)
 	}
 	from := r.t.SavedCalls
-	r.t.SavedCalls = len(r.t.Trace.Calls)
-	r.t.Trace.DurationMS = r.s.now().Sub(r.t.Trace.StartedAt).Milliseconds()
+	var trace *api.Trace
+	if release || pending != nil {
+		r.t.SavedCalls = len(r.t.Trace.Calls)
+		r.t.Trace.DurationMS = r.s.now().Sub(r.t.Trace.StartedAt).Milliseconds()
+		trace = &r.t.Trace
+	}
 	var p json.RawMessage
 	if pending != nil {
 		b, err := json.Marshal(pending)
@@ -229,7 +240,7 @@ func (r *turnRun) save(pending *turn, release bool) error {
 	}
 	version, err := r.s.store.Save(r.bg, store.Save{
 		SessionID: r.session, Owner: r.s.owner, Messages: raws, Pending: p, At: r.s.now(),
-		Trace: &r.t.Trace, TraceFrom: from, Release: release,
+		Trace: trace, TraceFrom: from, Release: release,
 	})
 	if err != nil {
 		r.t.SavedCalls = from
@@ -352,6 +363,7 @@ func (r *turnRun) pause() (api.TurnReply, error) {
 			if pv, ok := tool.(tools.Previewer); ok {
 				c.Preview, _ = pv.Preview(r.ctx, c.Args)
 			}
+			c.Preview = r.undoablePreview(*c, c.Preview)
 		}
 	}
 	if err := r.save(r.t, true); err != nil {
@@ -618,11 +630,17 @@ func (r *turnRun) execute(decisions map[string]api.Decision) (paused bool, err e
 	if need, err := r.needDecisions(calls); err != nil || need {
 		return need, err
 	}
+	handled := false
 	for i := range calls {
 		c := &calls[i]
 		if c.Result != "" {
 			continue
 		}
+		if handled {
+			// Grants read before an earlier call never decide this one.
+			r.grantsNow = nil
+		}
+		handled = true
 		if r.ctx.Err() != nil {
 			c.Result = notRun(*c, "not run: the turn was cancelled")
 			continue
@@ -668,6 +686,7 @@ func (r *turnRun) execute(decisions map[string]api.Decision) (paused bool, err e
 			return false, err
 		}
 	}
+	r.grantsNow = nil
 	r.appendResults(calls, r.t.TextCalls)
 	r.t.Calls, r.t.TextCalls, r.t.RoundID = nil, false, ""
 	r.t.Decided = map[string]api.Decision{}
@@ -678,15 +697,20 @@ func (r *turnRun) execute(decisions map[string]api.Decision) (paused bool, err e
 // config and grants in force and reports whether any does.
 func (r *turnRun) needDecisions(calls []plannedCall) (bool, error) {
 	any := false
+	// One read of the grants decides every call of the round (none runs in
+	// between), and the decision at run time of the first call to run next.
+	grants, err := r.readGrants()
+	if err != nil {
+		return false, err
+	}
+	r.grantsNow = grants
+	pol := policy.New(r.s.Config(), r.reg.reg)
 	for i := range calls {
 		c := &calls[i]
 		if _, decided := r.t.Decided[c.ID]; decided || c.Result != "" || c.Err != "" {
 			continue
 		}
-		d, err := r.decide(*c)
-		if err != nil {
-			return false, err
-		}
+		d := pol.Decide(policy.Call{Name: c.Name, Args: c.Args}, grants)
 		if d.Verdict == policy.Ask {
 			c.NeedsApproval, c.Reason = true, d.Reason
 		}
@@ -697,13 +721,30 @@ func (r *turnRun) needDecisions(calls []plannedCall) (bool, error) {
 
 // decide is the approval policy's decision for a call now, from the config
 // in force and the session's grants as they are: the grants are read again
-// for every call, so a revoke applies from the next call on.
+// for every call (the first call after needDecisions uses the grants it has
+// just read: no call ran in between), so a revoke applies from the next call on.
 func (r *turnRun) decide(c plannedCall) (policy.Decision, error) {
-	grants, err := r.s.store.Grants(r.bg, r.session)
-	if err != nil {
-		return policy.Decision{}, fmt.Errorf("reading the session's grants: %w", err)
+	grants := r.grantsNow
+	r.grantsNow = nil
+	if grants == nil {
+		var err error
+		if grants, err = r.readGrants(); err != nil {
+			return policy.Decision{}, err
+		}
 	}
 	return policy.New(r.s.Config(), r.reg.reg).Decide(policy.Call{Name: c.Name, Args: c.Args}, grants), nil
+}
+
+// readGrants reads the session's grants from the store (never nil).
+func (r *turnRun) readGrants() ([]api.SessionGrant, error) {
+	grants, err := r.s.store.Grants(r.bg, r.session)
+	if err != nil {
+		return nil, fmt.Errorf("reading the session's grants: %w", err)
+	}
+	if grants == nil {
+		grants = []api.SessionGrant{}
+	}
+	return grants, nil
 }
 
 // approvedReason is the ledger's reason for a call the user approved.
@@ -809,7 +850,9 @@ func (r *turnRun) runTool(c plannedCall, decision, reason string) (string, error
 	if c.Err != "" {
 		runErr = errors.New(c.Err)
 	} else if tool, ok := r.reg.reg.Get(c.Name); ok {
+		kept := r.keepForUndo(tool, c, id)
 		result, runErr = runSafely(r.ctx, tool, c.Args)
+		kept.finish()
 	} else {
 		runErr = fmt.Errorf("unknown tool %q; available tools: %s", c.Name, strings.Join(r.reg.reg.Names(), ", "))
 	}

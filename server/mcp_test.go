@@ -129,3 +129,40 @@ func TestARealMCPServerThroughTheWholeLoop(t *testing.T) {
 		t.Fatalf("the echoed text reached the model as %s", content)
 	}
 }
+
+// TestSanitizeChangesReachMCPResultsLive: an edit of sanitize.* in
+// config.yaml applies to MCP results at once, as GET /config says it does.
+func TestSanitizeChangesReachMCPResultsLive(t *testing.T) {
+	h := newLoopHarnessWith(t, setup{preset: "moderate",
+		safety: "  rules:\n    - {allow: notes__get_note}\n",
+		extra:  "sanitize:\n  enabled: true\nmcp:\n  servers:\n    - {name: notes, url: '" + injectingMCPServer(t) + "'}\n"},
+		llmtest.Calls(llmtest.Call("a", "notes__get_note", `{"id": "1"}`)), llmtest.Text("First."),
+		llmtest.Calls(llmtest.Call("b", "notes__get_note", `{"id": "1"}`)), llmtest.Text("Second."))
+	waitForTool(t, h, "notes__get_note")
+	lastResult := func() string {
+		reqs := h.fake.Requests()
+		tm := toolMessages(reqs[len(reqs)-1])
+		return tm[len(tm)-1].Content
+	}
+	r := h.chat("", "note")
+	if got := lastResult(); strings.Contains(got, "IGNORE ALL PREVIOUS INSTRUCTIONS") {
+		t.Fatalf("sanitized before the edit: %s", got)
+	}
+	b, _ := os.ReadFile(h.cfgPath)
+	if err := os.WriteFile(h.cfgPath, []byte(strings.Replace(string(b), "  enabled: true\n", "  enabled: false\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool {
+		var cfg struct {
+			Sanitize struct {
+				Enabled bool `json:"enabled"`
+			} `json:"sanitize"`
+		}
+		h.do("GET", "/config", nil, &cfg)
+		return !cfg.Sanitize.Enabled
+	})
+	h.chat(r.SessionID, "note again")
+	if got := lastResult(); !strings.Contains(got, "IGNORE ALL PREVIOUS INSTRUCTIONS") {
+		t.Fatalf("sanitize.enabled: false did not reach the MCP result: %s", got)
+	}
+}

@@ -60,8 +60,6 @@ type Options struct {
 	Logger   *slog.Logger      // nil: slog.Default()
 	Now      func() time.Time  // nil: time.Now
 	Exporter *tracing.Exporter // nil: no OTLP export
-	// DatabasePath names the state database in the sentence about a damaged one.
-	DatabasePath string
 	// BodyTimeout bounds how long a client may take to send a request body;
 	// zero means DefaultBodyTimeout.
 	BodyTimeout time.Duration
@@ -84,7 +82,6 @@ type Server struct {
 	exporter  *tracing.Exporter
 	owner     store.Owner // this server's name on session leases and ledger starts
 	started   *config.Config
-	dbPath    string
 	bodyWait  time.Duration
 	pingEvery time.Duration
 
@@ -134,7 +131,6 @@ func New(opts Options) (*Server, error) {
 		exporter:  opts.Exporter,
 		owner:     store.NewOwner(),
 		started:   opts.Config,
-		dbPath:    opts.DatabasePath,
 		bodyWait:  opts.BodyTimeout,
 		pingEvery: opts.PingInterval,
 	}
@@ -266,6 +262,8 @@ func (s *Server) Handler() http.Handler {
 	a.GET("/sessions/:id", s.session)
 	a.DELETE("/sessions/:id", s.deleteSession)
 	a.POST("/sessions/:id/cancel", s.cancel)
+	a.POST("/sessions/:id/undo", s.undo)
+	a.POST("/sessions/:id/redo", s.redo)
 	a.GET("/sessions/:id/grants", s.grants)
 	a.DELETE("/sessions/:id/grants/:grant", s.revokeGrant)
 	a.GET("/tools", s.toolList)

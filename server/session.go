@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ailab/ai-lab/llm"
@@ -217,16 +218,36 @@ type history struct {
 	msgs    []llm.Message
 	// sums[i] is the size of msgs[:i] in characters.
 	sums []int
+	// used is shared by the histories whose msgs (and sums) share one backing
+	// array: how many messages of it are taken. Only the history that reaches
+	// that far may append in place; any other copies.
+	used *atomic.Int64
 }
 
 func (h *history) len() int { return len(h.msgs) }
 
 // with returns a history with msgs appended, at version; h is unchanged.
+// The newest history of a session appends in place when its arrays have room
+// (what earlier histories see, their own prefix, never changes), so a save
+// costs what it adds, not the length of the session.
 func (h *history) with(version int64, msgs []llm.Message) *history {
-	n := &history{version: version,
-		msgs: append(h.msgs[:len(h.msgs):len(h.msgs)], msgs...),
-		sums: append(h.sums[:len(h.sums):len(h.sums)], make([]int, len(msgs))...)}
-	for i := len(h.msgs); i < len(n.msgs); i++ {
+	n := &history{version: version}
+	old := len(h.msgs)
+	if h.used != nil && cap(h.msgs)-old >= len(msgs) && cap(h.sums)-len(h.sums) >= len(msgs) &&
+		h.used.CompareAndSwap(int64(old), int64(old+len(msgs))) {
+		n.msgs = append(h.msgs, msgs...)
+		n.sums = append(h.sums, make([]int, len(msgs))...)
+		n.used = h.used
+	} else {
+		size := max(2*(old+len(msgs)), 16)
+		n.msgs = append(make([]llm.Message, 0, size), h.msgs...)
+		n.msgs = append(n.msgs, msgs...)
+		n.sums = append(make([]int, 0, size+1), h.sums...)
+		n.sums = append(n.sums, make([]int, len(msgs))...)
+		n.used = new(atomic.Int64)
+		n.used.Store(int64(len(n.msgs)))
+	}
+	for i := old; i < len(n.msgs); i++ {
 		n.sums[i+1] = n.sums[i] + messageSize(n.msgs[i])
 	}
 	return n

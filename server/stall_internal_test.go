@@ -59,7 +59,7 @@ func (w *stalledWriter) count() int {
 func TestAPingToAStalledClientHasADeadline(t *testing.T) {
 	defer SetStreamWriteTimeout(50 * time.Millisecond)()
 	w := &stalledWriter{t: t, header: http.Header{}}
-	s := startSSE(w, 10*time.Millisecond)
+	s := startSSE(w, 10*time.Millisecond, nil)
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		s.mu.Lock()
@@ -97,7 +97,7 @@ func TestAPingToAStalledClientHasADeadline(t *testing.T) {
 func TestAStalledEventWriteEndsTheStream(t *testing.T) {
 	defer SetStreamWriteTimeout(50 * time.Millisecond)()
 	w := &stalledWriter{t: t, header: http.Header{}}
-	s := startSSE(w, time.Hour)
+	s := startSSE(w, time.Hour, nil)
 	start := time.Now()
 	for range 1000 {
 		s.emit(api.EventToken, api.TokenEvent{Text: "word "})
@@ -108,5 +108,24 @@ func TestAStalledEventWriteEndsTheStream(t *testing.T) {
 	}
 	if n := w.count(); n != 1 {
 		t.Errorf("%d writes; want the one that failed", n)
+	}
+}
+
+// TestADroppedStreamCallsOnDrop: the stream that drops a stalled client
+// calls its onDrop (which answerStream sets to cancel the turn) once, and
+// does not rely on net/http cancelling the request.
+func TestADroppedStreamCallsOnDrop(t *testing.T) {
+	defer SetStreamWriteTimeout(50 * time.Millisecond)()
+	w := &stalledWriter{t: t, header: http.Header{}}
+	var mu sync.Mutex
+	drops := 0
+	s := startSSE(w, 10*time.Millisecond, func() { mu.Lock(); drops++; mu.Unlock() })
+	s.emit(api.EventToken, api.TokenEvent{Text: "word"})
+	s.finish(api.EventDone, api.ChatResponse{})
+	s.drop() // a second drop does not call it again
+	mu.Lock()
+	defer mu.Unlock()
+	if drops != 1 {
+		t.Errorf("onDrop called %d times; want once", drops)
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"sync"
@@ -65,7 +66,11 @@ type toolset struct {
 	// identities are the registered tools' identity records, by name, for
 	// the reply validator.
 	identities map[string]tools.Identity
-	close      func() error // nil: nothing to close (shared with the previous toolset)
+	// defsSize is the characters the tool definitions take in every model
+	// request (names, descriptions, schemas): they count against
+	// llm.context_chars like the conversation does.
+	defsSize int
+	close    func() error // nil: nothing to close (shared with the previous toolset)
 
 	mu      sync.Mutex
 	users   int
@@ -77,6 +82,8 @@ func newToolset(reg *tools.Registry, closer func() error) *toolset {
 	for _, name := range ts.names {
 		t, _ := reg.Get(name)
 		ts.identities[name] = tools.IdentityOf(t)
+		schema, _ := json.Marshal(t.Parameters())
+		ts.defsSize += len(name) + len(t.Description()) + len(schema)
 	}
 	for _, sp := range reg.Specs() {
 		ts.specs = append(ts.specs, llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters})

@@ -8,7 +8,8 @@ import (
 
 // window is what the model is sent this round (CONTRACT section 9): the system
 // prompt and the current turn always; before them as many older turns as fit in
-// llm.context_chars, newest first, whole turns only (so a tool call always goes
+// llm.context_chars less the tool definitions (every request carries them, an
+// MCP server's included), newest first, whole turns only (so a tool call always goes
 // with its results); and, when older turns were left out, a note saying so.
 // Replies refused by validation in earlier turns, and their re-prompts, are
 // never sent again: they would only teach the model its own fabrications.
@@ -17,7 +18,7 @@ func (r *turnRun) window() []llm.Message {
 	cur := min(r.t.Start, saved.len())
 	system := systemPrompt(r.reg.names, r.cfg.Sanitize.Enabled && r.cfg.Sanitize.Datamark)
 	// The note that older messages were left out counts against the budget too.
-	budget := r.cfg.LLM.ContextChars - len(system) - len(leftOutNote(saved.len())) - (saved.sums[saved.len()] - saved.sums[cur])
+	budget := r.cfg.LLM.ContextChars - len(system) - r.reg.defsSize - len(leftOutNote(saved.len())) - (saved.sums[saved.len()] - saved.sums[cur])
 	for _, m := range unsaved {
 		budget -= messageSize(m)
 	}

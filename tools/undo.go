@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -49,9 +50,11 @@ func (t *fileTool[A]) Changes(raw json.RawMessage) (*Workspace, Changes, error) 
 	}
 	// Only the paths are decoded: the run decodes strictly and refuses what
 	// is wrong, and a 100 KB content must cost little here.
-	var paths struct{ Path, Source, Destination string }
-	if err := json.Unmarshal(raw, &paths); err != nil {
-		return nil, Changes{}, err
+	paths, ok := pathFields(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &paths); err != nil {
+			return nil, Changes{}, err
+		}
 	}
 	var args A
 	switch a := any(&args).(type) {
@@ -332,4 +335,89 @@ func (w *Workspace) Rename(from, to string) error {
 		return opError("move", from, err)
 	}
 	return nil
+}
+
+// argPaths are the path arguments of a file tool's call.
+type argPaths struct{ Path, Source, Destination string }
+
+// pathFields reads the path arguments of a flat JSON object of strings,
+// skipping the other values with a byte search rather than a full decode (a
+// write_file's content may be megabytes). It reports false for anything else
+// (nested values, numbers, odd spacing): the caller then decodes in full.
+func pathFields(raw []byte) (argPaths, bool) {
+	var out argPaths
+	i := 0
+	space := func() {
+		for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r') {
+			i++
+		}
+	}
+	// str returns the raw JSON string starting at i, quotes included.
+	str := func() ([]byte, bool) {
+		if i >= len(raw) || raw[i] != '"' {
+			return nil, false
+		}
+		start := i
+		j := i + 1
+		for {
+			k := bytes.IndexByte(raw[j:], '"')
+			if k < 0 {
+				return nil, false
+			}
+			j += k
+			bs := 0
+			for b := j - 1; b > start && raw[b] == '\\'; b-- {
+				bs++
+			}
+			j++
+			if bs%2 == 0 {
+				break
+			}
+		}
+		i = j
+		return raw[start:j], true
+	}
+	space()
+	if i >= len(raw) || raw[i] != '{' {
+		return out, false
+	}
+	i++
+	for {
+		space()
+		if i < len(raw) && raw[i] == '}' {
+			i++
+			space()
+			return out, i == len(raw)
+		}
+		key, ok := str()
+		if !ok {
+			return out, false
+		}
+		space()
+		if i >= len(raw) || raw[i] != ':' {
+			return out, false
+		}
+		i++
+		space()
+		val, ok := str()
+		if !ok {
+			return out, false
+		}
+		var dst *string
+		switch string(key) {
+		case `"path"`:
+			dst = &out.Path
+		case `"source"`:
+			dst = &out.Source
+		case `"destination"`:
+			dst = &out.Destination
+		}
+		if dst != nil && json.Unmarshal(val, dst) != nil {
+			return out, false
+		}
+		space()
+		if i < len(raw) && raw[i] == ',' {
+			i++
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 func (s *Store) AddGrant(ctx context.Context, sessionID string, g api.SessionGrant) (_ api.SessionGrant, err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	var one int
 	if err := s.read.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one); err != nil {
 		return api.SessionGrant{}, fmt.Errorf("session %s: %w", sessionID, store.ErrNotFound)
@@ -37,7 +38,7 @@ ON CONFLICT (session_id, tool_name, pattern) DO NOTHING`,
 // Grants lists a session's grants, oldest first.
 func (s *Store) Grants(ctx context.Context, sessionID string) (_ []api.SessionGrant, err error) {
 	defer s.settle(&err)
-	rows, err := s.read.QueryContext(ctx, `SELECT grant_id, tool_name, pattern, created_at FROM grants WHERE session_id = ? ORDER BY created_at, grant_id`, sessionID)
+	rows, err := s.stmts.grants.QueryContext(ctx, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("list the grants of session %s: %w", sessionID, err)
 	}
@@ -60,6 +61,7 @@ func (s *Store) Grants(ctx context.Context, sessionID string) (_ []api.SessionGr
 func (s *Store) RevokeGrant(ctx context.Context, sessionID, grantID string) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	res, err := s.write.ExecContext(ctx, `DELETE FROM grants WHERE session_id = ? AND grant_id = ?`, sessionID, grantID)
 	if err != nil {
 		return fmt.Errorf("revoke grant %s: %w", grantID, err)

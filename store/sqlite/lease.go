@@ -20,13 +20,29 @@ import (
 func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner, now time.Time, term time.Duration) (_ store.Lease, err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
+	// A lease nobody holds (or owner holds already) is taken in one
+	// statement; any other case is looked at in a transaction.
+	var pending sql.NullString
+	var version int64
+	err = s.stmts.takeFreeLease.QueryRowContext(ctx, sessionID, string(owner), millis(now.Add(term))).Scan(&version, &pending)
+	if err == nil {
+		lease := store.Lease{Version: version}
+		if pending.Valid {
+			lease.Pending = json.RawMessage(pending.String)
+		}
+		return lease, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return store.Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return store.Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
 	}
 	defer tx.Rollback()
-	var holder, pending sql.NullString
-	var until, version int64
+	var holder sql.NullString
+	var until int64
 	err = tx.StmtContext(ctx, s.stmts.leaseOf).QueryRowContext(ctx, sessionID).Scan(&holder, &until, &version, &pending)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Lease{}, fmt.Errorf("session %s: %w", sessionID, store.ErrNotFound)
@@ -61,6 +77,7 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner
 func (s *Store) Renew(ctx context.Context, sessionID string, owner store.Owner, until time.Time) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	res, err := s.stmts.renewLease.ExecContext(ctx, millis(until), sessionID, string(owner))
 	if err != nil {
 		return fmt.Errorf("renew session %s: %w", sessionID, err)
@@ -76,6 +93,7 @@ func (s *Store) Renew(ctx context.Context, sessionID string, owner store.Owner, 
 func (s *Store) Release(ctx context.Context, sessionID string, owner store.Owner) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	if _, err := s.stmts.releaseLease.ExecContext(ctx, sessionID, string(owner)); err != nil {
 		return fmt.Errorf("release session %s: %w", sessionID, err)
 	}

@@ -19,6 +19,7 @@ import (
 func (s *Store) StartExecution(ctx context.Context, st store.Start) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	e := st.Execution
 	res, err := s.stmts.startExecution.ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
 		e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
@@ -42,6 +43,7 @@ func (s *Store) StartExecution(ctx context.Context, st store.Start) (err error) 
 func (s *Store) FinishExecution(ctx context.Context, owner store.Owner, e api.Execution, outcome string) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	res, err := s.stmts.finishExecution.ExecContext(ctx, e.ExecutionID, e.DurationMS, e.Completed, e.Error, outcome, string(owner))
 	if err != nil {
 		return fmt.Errorf("record the end of %s: %w", e.ExecutionID, err)
@@ -66,7 +68,7 @@ func (s *Store) FinishExecution(ctx context.Context, owner store.Owner, e api.Ex
 func (s *Store) CallOutcome(ctx context.Context, callKey string) (_ api.Execution, _ string, err error) {
 	defer s.settle(&err)
 	var outcome sql.NullString
-	e, err := scanExecution(s.read.QueryRowContext(ctx, `SELECT `+executionColumns+`, outcome FROM executions WHERE call_key = ?`, callKey), &outcome)
+	e, err := scanExecution(s.stmts.callOutcome.QueryRowContext(ctx, callKey), &outcome)
 	if errors.Is(err, sql.ErrNoRows) {
 		return api.Execution{}, "", fmt.Errorf("call %s: %w", callKey, store.ErrNotFound)
 	}
@@ -82,6 +84,7 @@ func (s *Store) CallOutcome(ctx context.Context, callKey string) (_ api.Executio
 func (s *Store) PruneExecutions(ctx context.Context, olderThan time.Time) (_ int, err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	res, err := s.write.ExecContext(ctx, `
 DELETE FROM executions WHERE started_at < ?
 AND session_id NOT IN (SELECT id FROM sessions WHERE pending IS NOT NULL)`, millis(olderThan))
@@ -113,7 +116,7 @@ func scanExecution(row interface{ Scan(...any) error }, extra ...any) (api.Execu
 // Execution returns the ledger record of a run, or an error wrapping store.ErrNotFound.
 func (s *Store) Execution(ctx context.Context, id string) (_ api.Execution, err error) {
 	defer s.settle(&err)
-	e, err := scanExecution(s.read.QueryRowContext(ctx, `SELECT `+executionColumns+` FROM executions WHERE execution_id = ?`, id))
+	e, err := scanExecution(s.stmts.execution.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return api.Execution{}, fmt.Errorf("execution %s: %w", id, store.ErrNotFound)
 	}

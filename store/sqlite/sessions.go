@@ -16,6 +16,7 @@ import (
 func (s *Store) CreateSession(ctx context.Context, id, title string, at time.Time) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	res, err := s.write.ExecContext(ctx,
 		`INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)
 		 ON CONFLICT (id) DO NOTHING`,
@@ -85,6 +86,7 @@ func scanSession(row interface{ Scan(...any) error }) (store.Session, error) {
 func (s *Store) DeleteSession(ctx context.Context, id string) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	res, err := s.write.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
@@ -161,6 +163,7 @@ func (s *Store) Pending(ctx context.Context, sessionID string) (_ json.RawMessag
 func (s *Store) Save(ctx context.Context, sv store.Save) (_ int64, err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	for i, m := range sv.Messages {
 		if !json.Valid(m) {
 			return 0, fmt.Errorf("save turn of session %s: message %d is not valid JSON", sv.SessionID, i)

@@ -11,6 +11,7 @@ type statements struct {
 	startExecution  *sql.Stmt
 	finishExecution *sql.Stmt
 	leaseOf         *sql.Stmt
+	takeFreeLease   *sql.Stmt
 	takeLease       *sql.Stmt
 	renewLease      *sql.Stmt
 	releaseLease    *sql.Stmt
@@ -20,6 +21,12 @@ type statements struct {
 	saveTraceRow    *sql.Stmt
 	appendTraceCall *sql.Stmt
 	indexTraceTool  *sql.Stmt
+
+	// Reads of every model round or call, prepared on the read pool (each
+	// connection of it prepares them once, when it first runs them).
+	grants      *sql.Stmt
+	execution   *sql.Stmt
+	callOutcome *sql.Stmt
 }
 
 // each pairs every statement with its SQL.
@@ -35,6 +42,7 @@ func (st *statements) each() []struct {
 		{&st.startExecution, statementSQL["startExecution"]},
 		{&st.finishExecution, statementSQL["finishExecution"]},
 		{&st.leaseOf, statementSQL["leaseOf"]},
+		{&st.takeFreeLease, statementSQL["takeFreeLease"]},
 		{&st.takeLease, statementSQL["takeLease"]},
 		{&st.renewLease, statementSQL["renewLease"]},
 		{&st.releaseLease, statementSQL["releaseLease"]},
@@ -44,6 +52,22 @@ func (st *statements) each() []struct {
 		{&st.saveTraceRow, statementSQL["saveTraceRow"]},
 		{&st.appendTraceCall, statementSQL["appendTraceCall"]},
 		{&st.indexTraceTool, statementSQL["indexTraceTool"]},
+	}
+}
+
+// reads pairs every read statement with its SQL.
+func (st *statements) reads() []struct {
+	stmt  **sql.Stmt
+	query string
+} {
+	type pair = struct {
+		stmt  **sql.Stmt
+		query string
+	}
+	return []pair{
+		{&st.grants, `SELECT grant_id, tool_name, pattern, created_at FROM grants WHERE session_id = ? ORDER BY created_at, grant_id`},
+		{&st.execution, `SELECT ` + executionColumns + ` FROM executions WHERE execution_id = ?`},
+		{&st.callOutcome, `SELECT ` + executionColumns + `, outcome FROM executions WHERE call_key = ?`},
 	}
 }
 
@@ -61,7 +85,13 @@ WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?4 AND lease_owner = ?8)`,
 	"finishExecution": `
 UPDATE executions SET duration_ms = ?2, completed = ?3, error = ?4, outcome = ?5
 WHERE execution_id = ?1 AND EXISTS (SELECT 1 FROM sessions WHERE id = executions.session_id AND lease_owner = ?6)`,
-	"leaseOf":      `SELECT lease_owner, lease_until, version, pending FROM sessions WHERE id = ?`,
+	"leaseOf": `SELECT lease_owner, lease_until, version, pending FROM sessions WHERE id = ?`,
+	// The common case of Acquire in one statement: nobody holds the lease,
+	// or its owner (?2) does already.
+	"takeFreeLease": `
+UPDATE sessions SET lease_owner = ?2, lease_until = ?3
+WHERE id = ?1 AND (lease_owner IS NULL OR lease_owner = '' OR lease_owner = ?2)
+RETURNING version, pending`,
 	"takeLease":    `UPDATE sessions SET lease_owner = ?1, lease_until = ?2 WHERE id = ?3`,
 	"renewLease":   `UPDATE sessions SET lease_until = ?1 WHERE id = ?2 AND lease_owner = ?3`,
 	"releaseLease": `UPDATE sessions SET lease_owner = NULL, lease_until = 0 WHERE id = ?1 AND lease_owner = ?2`,
@@ -95,10 +125,18 @@ ON CONFLICT (trace_id, seq) DO UPDATE SET
 	"indexTraceTool": `INSERT OR IGNORE INTO trace_tools (tool_name, started_at, trace_id) VALUES (?, ?, ?)`,
 }
 
-// prepare prepares every statement on the write pool.
+// prepare prepares every write statement on the write pool and every read
+// statement on the read pool.
 func (s *Store) prepare() error {
 	for _, p := range s.stmts.each() {
 		st, err := s.write.Prepare(p.query)
+		if err != nil {
+			return err
+		}
+		*p.stmt = st
+	}
+	for _, p := range s.stmts.reads() {
+		st, err := s.read.Prepare(p.query)
 		if err != nil {
 			return err
 		}
@@ -110,7 +148,7 @@ func (s *Store) prepare() error {
 // close closes the prepared statements.
 func (st *statements) close() error {
 	var errs []error
-	for _, p := range st.each() {
+	for _, p := range append(st.each(), st.reads()...) {
 		if *p.stmt != nil {
 			errs = append(errs, (*p.stmt).Close())
 		}

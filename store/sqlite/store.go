@@ -53,6 +53,8 @@ type Store struct {
 	writes    atomic.Uint64 // writes of this Store, so every few wake the checkpointer
 	lastWrite atomic.Int64  // unix nanoseconds of this Store's last write
 	walPeak   atomic.Int64  // the largest WAL size seen, in bytes
+	// writeMu is held by every write of this Store (see writing).
+	writeMu sync.Mutex
 
 	stmts statements
 }
@@ -209,6 +211,18 @@ func (s *Store) walSize() int64 {
 			return n
 		}
 	}
+}
+
+// writing takes the Store's write lock and returns what releases it. Writes
+// queue on this mutex rather than on database/sql's pool of one connection:
+// the pool hands the connection to the longest waiter, which must first be
+// scheduled, so under load every commit waited for a goroutine wake-up while
+// the connection sat idle (a convoy); a mutex lets a running goroutine take it
+// at once. The pool's connection is back by the time the lock is released, so
+// no write ever waits in the pool.
+func (s *Store) writing() func() {
+	s.writeMu.Lock()
+	return s.writeMu.Unlock
 }
 
 // wrote notes a write of this Store: the checkpointer learns when the store

@@ -20,6 +20,7 @@ import (
 func (s *Store) saveTrace(ctx context.Context, t api.Trace) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
@@ -223,6 +224,7 @@ ORDER BY trace_id, seq`, args...)
 func (s *Store) PruneTraces(ctx context.Context, olderThan time.Time, keep int) (_ int, err error) {
 	defer s.settle(&err)
 	defer s.wrote()
+	defer s.writing()()
 	var where []string
 	var args []any
 	if !olderThan.IsZero() {

@@ -1,0 +1,312 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/config"
+	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/store"
+	"github.com/ailab/ai-lab/tools"
+	"github.com/ailab/ai-lab/undo"
+)
+
+// originUndoNote marks the message that tells the model what the user undid
+// or redid; it is not a user turn.
+const originUndoNote = "undo_note"
+
+// undoKeepers holds each Server's undo records, opened on first use under
+// state_dir/undo (a Server has no field for them: this file keeps undo apart
+// from the rest of the server).
+var undoKeepers sync.Map // *Server -> *undoKeeper
+
+type undoKeeper struct {
+	once sync.Once
+	k    *undo.Keeper
+	err  error
+}
+
+// undoLimits are the undo.* keys of cfg.
+func undoLimits(cfg *config.Config) undo.Limits {
+	return undo.Limits{MaxBytes: cfg.Undo.MaxBytes, MaxAge: cfg.Undo.MaxAge, MaxFileBytes: cfg.Undo.MaxFileBytes}
+}
+
+// keeper returns the server's undo records with the limits in force. On
+// first use it finishes or rolls back an undo a killed process left.
+func (s *Server) keeper() (*undo.Keeper, error) {
+	v, _ := undoKeepers.LoadOrStore(s, &undoKeeper{})
+	uk := v.(*undoKeeper)
+	cfg := s.Config()
+	uk.once.Do(func() {
+		uk.k, uk.err = undo.Open(filepath.Join(cfg.StateDir(), "undo"), undoLimits(cfg), s.now)
+		if uk.err != nil {
+			return
+		}
+		ws, err := tools.OpenWorkspace(cfg.Tools.Workspace)
+		if err != nil {
+			uk.err = err
+			return
+		}
+		defer ws.Close()
+		uk.err = uk.k.Recover(ws)
+	})
+	if uk.err != nil {
+		return nil, uk.err
+	}
+	uk.k.SetLimits(undoLimits(cfg))
+	return uk.k, nil
+}
+
+// RecoverUndo finishes or rolls back an undo or redo that a killed process
+// left half done; the server does it on first use, and a start-up may call
+// it first so the workspace is consistent before any request.
+func (s *Server) RecoverUndo() error {
+	_, err := s.keeper()
+	return err
+}
+
+// A keptRun is a run whose undo record has begun; finish it after the run.
+type keptRun struct {
+	p   *undo.Pending
+	run *turnRun
+}
+
+// finish records what the run left; a nil keptRun does nothing.
+func (k *keptRun) finish() {
+	if k == nil || k.p == nil {
+		return
+	}
+	if err := k.p.Finish(); err != nil {
+		k.run.log.Warn("recording what a run left for undo failed; the run cannot be undone", "err", err)
+	}
+}
+
+// keepForUndo records what a file tool's call will replace, just before it
+// runs (the files are read now, after the user's approval). A call that
+// changes nothing, or a tool that is not a file tool, keeps nothing.
+func (r *turnRun) keepForUndo(tool tools.Tool, c plannedCall, executionID string) *keptRun {
+	ch, ok := tool.(tools.Changer)
+	if !ok || c.Err != "" {
+		return nil
+	}
+	ws, changes, err := ch.Changes(c.Args)
+	if err != nil || ws == nil || len(changes.Paths) == 0 {
+		return nil // the run refuses the same way and changes nothing
+	}
+	k, err := r.s.keeper()
+	if err != nil {
+		r.log.Warn("the undo records cannot be opened; this run cannot be undone", "err", err)
+		return nil
+	}
+	p, err := k.Begin(ws, undo.Run{ExecutionID: executionID, Session: r.session, TraceID: r.t.TraceID, Turn: r.turnNumber(), Tool: c.Name}, changes)
+	if err != nil {
+		r.log.Warn("keeping what a run replaces failed; this run cannot be undone", "execution_id", executionID, "err", err)
+		return nil
+	}
+	return &keptRun{p: p, run: r}
+}
+
+// turnNumber is the 1-based number of the turn among the session's user
+// turns, as the user counts them.
+func (r *turnRun) turnNumber() int {
+	n := 0
+	count := func(msgs []llm.Message, upTo int) {
+		for i, m := range msgs {
+			if i > upTo {
+				return
+			}
+			if m.Role == llm.RoleUser && m.Origin == "" {
+				n++
+			}
+		}
+	}
+	count(r.saved.msgs, r.t.Start)
+	if r.t.Start >= r.saved.len() {
+		count(r.unsaved, r.t.Start-r.saved.len())
+	}
+	return n
+}
+
+// undoablePreview adds to a pending call's preview why its change could not
+// be undone, when that is so; pv is returned unchanged otherwise.
+func (r *turnRun) undoablePreview(c plannedCall, pv *api.Preview) *api.Preview {
+	tool, ok := r.reg.reg.Get(c.Name)
+	if !ok {
+		return pv
+	}
+	ch, ok := tool.(tools.Changer)
+	if !ok {
+		return pv
+	}
+	ws, changes, err := ch.Changes(c.Args)
+	if err != nil || ws == nil {
+		return pv
+	}
+	why := undo.Undoable(ws, changes, undoLimits(r.cfg))
+	if why == "" {
+		return pv
+	}
+	if pv == nil {
+		pv = &api.Preview{Kind: api.PreviewOverwrite, Summary: why}
+		if len(changes.Paths) > 0 {
+			pv.Path = changes.Paths[len(changes.Paths)-1]
+		}
+	}
+	pv.NotUndoable = why
+	return pv
+}
+
+// markUndone sets Undone on the runs of out's turns that the user undid.
+func (s *Server) markUndone(session string, out *api.SessionDetail) {
+	k, err := s.keeper()
+	if err != nil {
+		return
+	}
+	undone := k.Undone(session)
+	if len(undone) == 0 {
+		return
+	}
+	for i := range out.Messages {
+		for j := range out.Messages[i].ToolsUsed {
+			u := &out.Messages[i].ToolsUsed[j]
+			u.Undone = undone[u.ExecutionID]
+		}
+	}
+}
+
+// undoWait is how long undo waits for the session before it answers
+// session_busy: a request holding it is a turn that runs.
+const undoWait = 200 * time.Millisecond
+
+// undo answers POST /sessions/{id}/undo.
+func (s *Server) undo(c *gin.Context) { s.undoOrRedo(c, false) }
+
+// redo answers POST /sessions/{id}/redo.
+func (s *Server) redo(c *gin.Context) { s.undoOrRedo(c, true) }
+
+// undoOrRedo answers POST /sessions/{id}/undo and /redo.
+func (s *Server) undoOrRedo(c *gin.Context, redo bool) {
+	id := c.Param("id")
+	verb := "undo"
+	if redo {
+		verb = "redo"
+	}
+	var req api.UndoRequest
+	raw, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		s.fail(c, failWith(ErrInvalidRequest, err, "the request body could not be read"))
+		return
+	}
+	if strings.TrimSpace(string(raw)) != "" {
+		if err := json.Unmarshal(raw, &req); err != nil {
+			s.fail(c, failf(ErrInvalidRequest, "the body must be a JSON object like {\"turn\": 3, \"force\": false}: %v", err))
+			return
+		}
+	}
+	if req.Turn < 0 {
+		s.fail(c, failf(ErrInvalidRequest, "turn must be 1 or more (or left out for the last turn that changed files)"))
+		return
+	}
+	if _, err := s.store.Session(c.Request.Context(), id); err != nil {
+		s.fail(c, s.sessionErr(id, err))
+		return
+	}
+	if s.running.has(id) {
+		undoFail(c, api.CodeSessionBusy, fmt.Sprintf("a turn is running on session %s; wait for it to end, or cancel it, then %s", id, verb))
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), undoWait)
+	defer cancel()
+	held, err := s.hold(ctx, id)
+	if err != nil {
+		if ctx.Err() != nil {
+			undoFail(c, api.CodeSessionBusy, fmt.Sprintf("a turn is running on session %s; wait for it to end, or cancel it, then %s", id, verb))
+			return
+		}
+		s.fail(c, err)
+		return
+	}
+	defer held.close()
+	if held.pending != nil {
+		undoFail(c, api.CodeSessionBusy, fmt.Sprintf("a turn of session %s waits for your approval; decide it first, then %s", id, verb))
+		return
+	}
+	k, err := s.keeper()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	cfg := s.Config()
+	ws, err := tools.OpenWorkspace(cfg.Tools.Workspace)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	defer ws.Close()
+	ureq := undo.Request{Session: id, Turn: req.Turn, Force: req.Force, By: "api client " + c.ClientIP()}
+	var res undo.Result
+	if redo {
+		res, err = k.Redo(ws, ureq)
+	} else {
+		res, err = k.Undo(ws, ureq)
+	}
+	var ce *undo.ConflictError
+	switch {
+	case errors.Is(err, undo.ErrNothing):
+		undoFail(c, api.CodeNothingToUndo, err.Error())
+		return
+	case errors.As(err, &ce):
+		c.AbortWithStatusJSON(http.StatusConflict, undoConflictBody{
+			Error: api.ErrorDetail{Code: api.CodeConflict, Message: ce.Error()}, Conflicts: ce.Conflicts})
+		return
+	case err != nil:
+		s.fail(c, err)
+		return
+	}
+	s.log.Info(verb+" done", "session_id", id, "turns", res.Op.Turns, "runs", res.Op.Runs, "files", len(res.Op.Files), "force", req.Force, "by", ureq.By)
+	// The model is told on its next turn, in the session's history.
+	msg := llm.Message{Role: llm.RoleUser, Content: "[ai-server note] " + res.Note, Origin: originUndoNote}
+	if b, err := json.Marshal(msg); err == nil {
+		bg := context.WithoutCancel(c.Request.Context())
+		if v, err := s.store.Save(bg, store.Save{SessionID: id, Owner: s.owner, Messages: []json.RawMessage{b}, At: s.now()}); err != nil {
+			s.log.Warn("keeping the undo note for the model failed", "session_id", id, "err", err)
+		} else {
+			s.histories.put(id, held.history.with(v, []llm.Message{msg}))
+		}
+	}
+	out := api.UndoReply{Turns: res.Op.Turns, Files: make([]api.UndoFile, len(res.Op.Files))}
+	for i, f := range res.Op.Files {
+		out.Files[i] = api.UndoFile{Path: f.Path, Action: f.Action}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// undoConflictBody is the 409 conflict answer: the error with each
+// conflicting file and the diff of the user's change.
+type undoConflictBody struct {
+	Error     api.ErrorDetail `json:"error"`
+	Conflicts []undo.Conflict `json:"conflicts"`
+}
+
+// undoFail answers a 409 with code and one sentence.
+func undoFail(c *gin.Context, code, msg string) {
+	c.AbortWithStatusJSON(http.StatusConflict, api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: msg}})
+}
+
+// has reports whether a turn of the session runs on this server.
+func (rt *runningTurns) has(id string) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.bySID[id] != nil
+}

@@ -1,0 +1,403 @@
+package undo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ailab/ai-lab/tools"
+)
+
+// A Keeper keeps the undo records of one state directory. It is safe for
+// concurrent use within one process; one process owns a state directory's
+// undo records at a time.
+type Keeper struct {
+	dir string
+	now func() time.Time
+
+	mu       sync.Mutex
+	lim      Limits
+	recs     []*Record // by Seq, oldest first
+	seq      int64
+	refs     map[string]int   // blob hash to the records that use it
+	sizes    map[string]int64 // blob hash to its size
+	bytes    int64            // total size of the kept blobs
+	sessions map[string]*sessionState
+
+	// faultAfter, when > 0, stops an undo or redo after that many changes of
+	// the workspace as a killed process would (tests only).
+	faultAfter int
+}
+
+// Open opens (creating) the undo records under dir, typically
+// state_dir/undo. now is the clock (nil: time.Now).
+func Open(dir string, lim Limits, now func() time.Time) (*Keeper, error) {
+	if now == nil {
+		now = time.Now
+	}
+	for _, sub := range []string{"records", "blobs", "sessions"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			return nil, fmt.Errorf("cannot create the undo folder %s: %w", dir, err)
+		}
+	}
+	k := &Keeper{dir: dir, now: now, lim: lim, refs: map[string]int{}, sizes: map[string]int64{}, sessions: map[string]*sessionState{}}
+	entries, err := os.ReadDir(filepath.Join(dir, "records"))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "records", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		var r Record
+		if json.Unmarshal(b, &r) != nil {
+			continue // a record cut short by a crash before its run began
+		}
+		k.recs = append(k.recs, &r)
+		k.seq = max(k.seq, r.Seq)
+		k.hold(&r)
+	}
+	sort.Slice(k.recs, func(i, j int) bool { return k.recs[i].Seq < k.recs[j].Seq })
+	return k, nil
+}
+
+// SetLimits puts new limits in force (a config change); they apply from the
+// next recorded run.
+func (k *Keeper) SetLimits(lim Limits) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.lim = lim
+}
+
+// Limits returns the limits in force.
+func (k *Keeper) Limits() Limits {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.lim
+}
+
+// hold counts the blobs of r as used.
+func (k *Keeper) hold(r *Record) {
+	for h, size := range r.blobs() {
+		if k.refs[h] == 0 {
+			k.bytes += size
+			k.sizes[h] = size
+		}
+		k.refs[h]++
+	}
+}
+
+// drop releases the blobs of r, deleting those no record uses.
+func (k *Keeper) drop(r *Record) {
+	for h := range r.blobs() {
+		if k.refs[h]--; k.refs[h] <= 0 {
+			delete(k.refs, h)
+			k.bytes -= k.sizes[h]
+			delete(k.sizes, h)
+			_ = os.Remove(k.blobPath(h))
+		}
+	}
+}
+
+// A Pending is the record of a run that has begun; call Finish after the run.
+type Pending struct {
+	k   *Keeper
+	ws  *tools.Workspace
+	rec *Record
+	ch  tools.Changes
+}
+
+// Begin records what the run will replace, before it runs: the state of
+// every path in ch (the content of files kept as blobs) and the folders it
+// will create. The record is stored before Begin returns, so a process killed
+// mid-run leaves a record marked unfinished. A run whose files are over
+// undo.max_file_bytes is recorded as one that cannot be undone.
+func (k *Keeper) Begin(ws *tools.Workspace, run Run, ch tools.Changes) (*Pending, error) {
+	k.mu.Lock()
+	lim := k.lim
+	k.mu.Unlock()
+	rec := &Record{Run: run, At: k.now().UTC(), Move: ch.Move, Workspace: ws.Dir()}
+	for i, p := range ch.Paths {
+		if i < ch.Reads {
+			continue
+		}
+		st, err := k.capture(ws, p, lim.MaxFileBytes)
+		if err != nil {
+			return nil, err
+		}
+		if st.Kind == tools.EntryFile && st.Hash == "" && !ch.Move {
+			rec.NotUndoable = fmt.Sprintf("%s is over undo.max_file_bytes (%s), so its content was not kept", p, size(lim.MaxFileBytes))
+		}
+		if st.Kind == tools.EntryOther {
+			rec.NotUndoable = fmt.Sprintf("%s is not a regular file, folder or link", p)
+		}
+		rec.Paths = append(rec.Paths, PathChange{Path: p, Before: st})
+		for _, d := range ws.Missing(p) {
+			if !slices.Contains(rec.Created, d) {
+				rec.Created = append(rec.Created, d)
+			}
+		}
+	}
+	k.mu.Lock()
+	k.seq++
+	rec.Seq = k.seq
+	k.mu.Unlock()
+	if err := writeJSON(k.recordPath(rec), rec, false); err != nil {
+		return nil, fmt.Errorf("keeping the undo record: %w", err)
+	}
+	return &Pending{k: k, ws: ws, rec: rec, ch: ch}, nil
+}
+
+// capture reads what p holds now into a State, keeping a file's content as a
+// blob when it is at most max bytes.
+func (k *Keeper) capture(ws *tools.Workspace, p string, max int64) (State, error) {
+	e, err := ws.Inspect(p, max)
+	if err != nil {
+		return State{}, err
+	}
+	st := State{Kind: e.Kind, Size: e.Size, Mode: e.Mode, Target: e.Target}
+	if e.Kind == tools.EntryFile && e.Data != nil {
+		st.Hash = hashOf(e.Data)
+		if err := k.putBlob(st.Hash, e.Data); err != nil {
+			return State{}, fmt.Errorf("keeping the content of %s: %w", p, err)
+		}
+	}
+	return st, nil
+}
+
+// Finish records what the run left behind and keeps the record within the
+// limits, the oldest records going first. A run that failed without changing
+// anything leaves a record that undoes nothing, which is dropped.
+func (p *Pending) Finish() error {
+	k := p.k
+	lim := k.Limits()
+	changed := false
+	for i := range p.rec.Paths {
+		pc := &p.rec.Paths[i]
+		st, err := k.capture(p.ws, pc.Path, lim.MaxFileBytes)
+		if err != nil {
+			// A path that went out of reach mid-run: undo will see it as changed.
+			st = State{Kind: tools.EntryOther}
+		}
+		pc.After = st
+		changed = changed || !st.same(pc.Before) || st.Kind != pc.Before.Kind
+	}
+	var created []string
+	for _, d := range p.rec.Created {
+		if e, err := p.ws.Inspect(d, 0); err == nil && e.Kind == tools.EntryDir {
+			created = append(created, d)
+		}
+	}
+	p.rec.Created = created
+	changed = changed || len(created) > 0
+	p.rec.Finished = true
+	if !changed {
+		_ = os.Remove(k.recordPath(p.rec))
+		k.mu.Lock()
+		k.release(p.rec)
+		k.mu.Unlock()
+		return nil
+	}
+	if err := writeJSON(k.recordPath(p.rec), p.rec, false); err != nil {
+		return fmt.Errorf("keeping the undo record: %w", err)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.recs = append(k.recs, p.rec)
+	k.hold(p.rec)
+	if st := k.sessions[p.rec.Session]; st != nil && len(st.Redo) > 0 {
+		// New changes after an undo: what it reverted can no longer be redone.
+		st.Redo = nil
+		_ = k.saveSession(p.rec.Session, st)
+	} else if st == nil {
+		if st, err := k.session(p.rec.Session); err == nil && len(st.Redo) > 0 {
+			st.Redo = nil
+			_ = k.saveSession(p.rec.Session, st)
+		}
+	}
+	k.evict()
+	return nil
+}
+
+// release deletes the blobs of a dropped, never counted record that no
+// counted record uses.
+func (k *Keeper) release(r *Record) {
+	for h := range r.blobs() {
+		if k.refs[h] == 0 {
+			_ = os.Remove(k.blobPath(h))
+		}
+	}
+}
+
+// Evict applies the limits now: records older than undo.max_age go, then the
+// oldest until the kept contents fit undo.max_bytes.
+func (k *Keeper) Evict() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.evict()
+}
+
+func (k *Keeper) evict() {
+	cutoff := k.now().Add(-k.lim.MaxAge)
+	for _, r := range k.recs {
+		if r.Evicted {
+			continue
+		}
+		if !r.At.Before(cutoff) && k.bytes <= k.lim.MaxBytes {
+			break
+		}
+		k.drop(r)
+		r.Evicted, r.Paths, r.Created = true, nil, nil
+		_ = writeJSON(k.recordPath(r), r, false)
+	}
+}
+
+// Bytes is the size of the contents kept now.
+func (k *Keeper) Bytes() int64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.bytes
+}
+
+// Undoable says, before a call runs, whether its change could be undone:
+// "" when it could, else why not ("cannot be undone: ..."), for the approval
+// table. It reads only sizes and kinds, never contents.
+func Undoable(ws *tools.Workspace, ch tools.Changes, lim Limits) string {
+	if ch.Move {
+		return ""
+	}
+	for i, p := range ch.Paths {
+		if i < ch.Reads {
+			continue
+		}
+		e, err := ws.Inspect(p, 0)
+		if err != nil {
+			continue // the run will be refused with this error
+		}
+		switch {
+		case e.Kind == tools.EntryFile && e.Size > lim.MaxFileBytes:
+			return fmt.Sprintf("cannot be undone: %s is %s, over undo.max_file_bytes (%s)", p, size(e.Size), size(lim.MaxFileBytes))
+		case e.Kind == tools.EntryOther:
+			return fmt.Sprintf("cannot be undone: %s is not a regular file, folder or link", p)
+		}
+	}
+	return ""
+}
+
+// size writes n bytes for people.
+func size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.3g MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.3g KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// A sessionState is what undo keeps per session: which runs are undone, the
+// undos that may be redone, and the log of every undo and redo.
+type sessionState struct {
+	// Undone maps the execution id of each undone run to the op that undid it.
+	Undone map[string]string `json:"undone"`
+	// Redo lists the undo ops that redo may re-apply, the last one last.
+	Redo []string `json:"redo,omitempty"`
+	// Ops is the log of undos and redos, oldest first.
+	Ops []Op `json:"ops"`
+}
+
+// An Op is one undo or redo, as the log keeps it.
+type Op struct {
+	ID    string    `json:"id"`
+	Kind  string    `json:"kind"` // "undo" or "redo"
+	At    time.Time `json:"at"`
+	By    string    `json:"by"` // who asked, e.g. the API client
+	Force bool      `json:"force,omitempty"`
+	Turns []int     `json:"turns"`
+	Runs  []string  `json:"runs"` // execution ids
+	Files []File    `json:"files"`
+}
+
+// A File is one path an undo or redo changed.
+type File struct {
+	Path   string `json:"path"`
+	Action string `json:"action"` // ActionRestored, ActionRemoved or ActionMovedBack
+}
+
+// Actions of a File (the API's UndoFile actions).
+const (
+	ActionRestored  = "restored"
+	ActionRemoved   = "removed"
+	ActionMovedBack = "moved_back"
+)
+
+func (k *Keeper) sessionPath(id string) string {
+	return filepath.Join(k.dir, "sessions", hashOf([]byte(id))[:32]+".json")
+}
+
+// session returns the session's state, loading it once.
+func (k *Keeper) session(id string) (*sessionState, error) {
+	if st := k.sessions[id]; st != nil {
+		return st, nil
+	}
+	st := &sessionState{Undone: map[string]string{}}
+	b, err := os.ReadFile(k.sessionPath(id))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if err := json.Unmarshal(b, st); err != nil {
+			return nil, fmt.Errorf("the undo state of session %s is unreadable: %w", id, err)
+		}
+		if st.Undone == nil {
+			st.Undone = map[string]string{}
+		}
+	}
+	k.sessions[id] = st
+	return st, nil
+}
+
+func (k *Keeper) saveSession(id string, st *sessionState) error {
+	return writeJSON(k.sessionPath(id), st, true)
+}
+
+// Undone returns the execution ids of the session's undone runs.
+func (k *Keeper) Undone(session string) map[string]bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	st, err := k.session(session)
+	out := map[string]bool{}
+	if err != nil {
+		return out
+	}
+	for id := range st.Undone {
+		out[id] = true
+	}
+	return out
+}
+
+// Ops returns the log of the session's undos and redos, oldest first.
+func (k *Keeper) Ops(session string) []Op {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	st, err := k.session(session)
+	if err != nil {
+		return nil
+	}
+	return slices.Clone(st.Ops)
+}
