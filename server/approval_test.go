@@ -21,7 +21,7 @@ func TestApproveRunsTheCallAndAnswers(t *testing.T) {
 	if !r.ApprovalRequired || len(r.ToolsPending) != 1 || r.ToolsPending[0].ToolCallID != "call_1" || r.ToolsPending[0].ToolName != "write_file" {
 		t.Fatalf("want one pending write_file, got %+v", r)
 	}
-	if r.Message != "The AI wants to use 1 tool(s) that require your approval." {
+	if r.Message != "The AI wants to use 1 tool that needs your approval." {
 		t.Errorf("message = %q", r.Message)
 	}
 	if _, err := os.Stat(h.ws("a.txt")); !os.IsNotExist(err) {

@@ -377,7 +377,7 @@ func (r *turnRun) pause() (api.TurnReply, error) {
 		ApprovalRequired: true,
 		SessionID:        r.session,
 		ToolsPending:     p,
-		Message:          fmt.Sprintf("The AI wants to use %d tool(s) that require your approval.", len(p)),
+		Message:          approvalMessage(len(p)),
 	}, nil
 }
 
@@ -1151,4 +1151,12 @@ Today is %s.`, strings.Join(names, ", "), time.Now().UTC().Format("2006-01-02"))
 		p += "\n" + sanitize.DatamarkNote
 	}
 	return p
+}
+
+// approvalMessage is the message of an approval request for n calls.
+func approvalMessage(n int) string {
+	if n == 1 {
+		return "The AI wants to use 1 tool that needs your approval."
+	}
+	return fmt.Sprintf("The AI wants to use %d tools that need your approval.", n)
 }

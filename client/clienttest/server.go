@@ -393,7 +393,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func Pending(session string, calls ...api.PendingTool) api.TurnReply {
 	return api.TurnReply{
 		ApprovalRequired: true, SessionID: session, ToolsPending: calls,
-		Message: fmt.Sprintf("The AI wants to use %d tool(s) that require your approval.", len(calls)),
+		Message: approvalMessage(len(calls)),
 	}
 }
 
@@ -406,4 +406,12 @@ func Call(tool, args, id string) api.PendingTool {
 func Final(session, text string, used ...api.ToolUse) api.TurnReply {
 	return api.TurnReply{SessionID: session, Response: text, ToolsUsed: used,
 		Validation: api.Validation{Valid: true, Issues: []string{}}, TraceID: "t_" + session}
+}
+
+// approvalMessage is the server's message of an approval request for n calls.
+func approvalMessage(n int) string {
+	if n == 1 {
+		return "The AI wants to use 1 tool that needs your approval."
+	}
+	return fmt.Sprintf("The AI wants to use %d tools that need your approval.", n)
 }
