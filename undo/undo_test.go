@@ -557,20 +557,23 @@ func BenchmarkUndo100Files(b *testing.B) {
 	b.ReportMetric(float64(cpuTotal.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
-// TestUndo100FilesIsFast keeps the budget: under 200 ms for 100 files.
-func TestUndo100FilesIsFast(t *testing.T) {
+// TestUndo100Files undoes a turn that overwrote 100 files; its speed is
+// measured by BenchmarkUndo100Files, not here.
+func TestUndo100Files(t *testing.T) {
 	b := newBench(t)
 	for i := range 100 {
 		b.write(fmt.Sprintf("f%03d.txt", i), strings.Repeat("old ", 256))
 		b.call(1, tools.WriteFile, map[string]string{"path": fmt.Sprintf("f%03d.txt", i), "content": strings.Repeat("new ", 256)})
 	}
-	start := time.Now()
 	r := b.mustUndo(1)
-	if d := time.Since(start); d > 200*time.Millisecond {
-		t.Errorf("undoing 100 files took %v, over 200 ms", d)
-	}
 	if len(r.Op.Files) != 100 {
 		t.Errorf("%d files", len(r.Op.Files))
+	}
+	for i := range 100 {
+		got, _ := os.ReadFile(filepath.Join(b.dir, fmt.Sprintf("f%03d.txt", i)))
+		if string(got) != strings.Repeat("old ", 256) {
+			t.Fatalf("f%03d.txt not restored: %.20q", i, got)
+		}
 	}
 }
 
