@@ -81,7 +81,7 @@ func TestAPingToAStalledClientHasADeadline(t *testing.T) {
 		t.Errorf("%d events queued on a dead stream", queued)
 	}
 	s.finish(api.EventDone, api.ChatResponse{}) // writes nothing: counted below
-	time.Sleep(50 * time.Millisecond) // a ping would be due again by now
+	time.Sleep(50 * time.Millisecond)           // a ping would be due again by now
 	if n := w.count(); n != 1 {
 		t.Errorf("%d writes; want the one ping that failed", n)
 	}
