@@ -565,8 +565,15 @@ type faultChild struct {
 func startFaultChild(t *testing.T, spec faultChildSpec) *faultChild {
 	t.Helper()
 	b, _ := json.Marshal(spec)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledAtEachStepOfAnApproval$")
-	cmd.Env = append(os.Environ(), faultChildEnv+"="+string(b))
+	return startChildWith(t, "-test.run=^TestKilledAtEachStepOfAnApproval$", faultChildEnv+"="+string(b))
+}
+
+// startChildWith starts the test binary running one test, with env added,
+// and waits for it to say where it listens.
+func startChildWith(t *testing.T, run, env string) *faultChild {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], run)
+	cmd.Env = append(os.Environ(), env)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

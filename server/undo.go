@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +26,7 @@ import (
 const originUndoNote = "undo_note"
 
 // undoKeepers holds each Server's undo records, opened on first use under
-// state_dir/undo (a Server has no field for them: this file keeps undo apart
+// the state store (a Server has no field for them: this file keeps undo apart
 // from the rest of the server).
 var undoKeepers sync.Map // *Server -> *undoKeeper
 
@@ -49,7 +48,7 @@ func (s *Server) keeper() (*undo.Keeper, error) {
 	uk := v.(*undoKeeper)
 	cfg := s.Config()
 	uk.once.Do(func() {
-		uk.k, uk.err = undo.Open(filepath.Join(cfg.StateDir(), "undo"), undoLimits(cfg), s.now)
+		uk.k, uk.err = undo.Open(s.store, undoLimits(cfg), s.now)
 		if uk.err != nil {
 			return
 		}

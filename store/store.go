@@ -140,6 +140,47 @@ type Backend interface {
 	// the newest keep, with their calls, and reports how many chains went. A
 	// zero olderThan keeps chains of any age; keep <= 0 keeps any number.
 	PruneTraces(ctx context.Context, olderThan time.Time, keep int) (int, error)
+
+	UndoVault
+}
+
+// An UndoVault keeps what undo needs across restarts (package undo): a record
+// per file-changing run, the content blobs the records name, and small named
+// states (each session's undo log, the journal of an undo under way). The
+// payloads are undo's own encoding; a backend stores them as they are. Every
+// call is one atomic step.
+type UndoVault interface {
+	// UndoRecords returns every kept record, lowest Seq first (an empty,
+	// non-nil slice for none).
+	UndoRecords(ctx context.Context) ([]UndoRecord, error)
+	// PutUndoRecord stores rec, replacing the record of the same Seq, together
+	// with blobs; a blob whose hash is kept already is not written again.
+	PutUndoRecord(ctx context.Context, rec UndoRecord, blobs []UndoBlob) error
+	// DeleteUndoRecord removes the record seq (none is not an error) and the
+	// blobs named in drop, in one step.
+	DeleteUndoRecord(ctx context.Context, seq int64, drop []string) error
+	// PutUndoBlobs stores blobs not kept yet.
+	PutUndoBlobs(ctx context.Context, blobs []UndoBlob) error
+	// DeleteUndoBlobs removes the named blobs (unknown names are ignored).
+	DeleteUndoBlobs(ctx context.Context, hashes []string) error
+	// UndoBlob returns a blob's content, or an error wrapping ErrNotFound.
+	UndoBlob(ctx context.Context, hash string) ([]byte, error)
+	// UndoState returns the state stored under key, nil when there is none.
+	UndoState(ctx context.Context, key string) ([]byte, error)
+	// PutUndoState stores data under key; nil data removes the key.
+	PutUndoState(ctx context.Context, key string, data []byte) error
+}
+
+// An UndoRecord is one run's undo record as a backend keeps it.
+type UndoRecord struct {
+	Seq  int64
+	Data []byte
+}
+
+// An UndoBlob is one content blob named by its SHA-256 in hex.
+type UndoBlob struct {
+	Hash string
+	Data []byte
 }
 
 // ErrNotFound means the session, execution, grant or trace asked for is not in

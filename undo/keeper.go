@@ -1,27 +1,28 @@
 package undo
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/ailab/ai-lab/store"
 	"github.com/ailab/ai-lab/tools"
 )
 
-// A Keeper keeps the undo records of one state directory. It is safe for
-// concurrent use within one process; one process owns a state directory's
-// undo records at a time.
+// A Vault keeps a Keeper's records, blobs and states across restarts: the
+// server's store (store.Backend) is one.
+type Vault = store.UndoVault
+
+// A Keeper keeps the undo records of one state store. It is safe for
+// concurrent use within one process; one process owns a store's undo records
+// at a time.
 type Keeper struct {
-	dir string
-	now func() time.Time
+	vault Vault
+	now   func() time.Time
 
 	mu       sync.Mutex
 	lim      Limits
@@ -37,33 +38,24 @@ type Keeper struct {
 	faultAfter int
 }
 
-// Open opens (creating) the undo records under dir, typically
-// state_dir/undo. now is the clock (nil: time.Now).
-func Open(dir string, lim Limits, now func() time.Time) (*Keeper, error) {
+// bg is the context of the vault's calls: an undo record is kept or a
+// workspace change finished even when the request that caused it went away.
+var bg = context.Background()
+
+// Open opens the undo records kept in v. now is the clock (nil: time.Now).
+func Open(v Vault, lim Limits, now func() time.Time) (*Keeper, error) {
 	if now == nil {
 		now = time.Now
 	}
-	for _, sub := range []string{"records", "blobs", "sessions"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
-			return nil, fmt.Errorf("cannot create the undo folder %s: %w", dir, err)
-		}
-	}
-	k := &Keeper{dir: dir, now: now, lim: lim, refs: map[string]int{}, sizes: map[string]int64{}, sessions: map[string]*sessionState{}}
-	entries, err := os.ReadDir(filepath.Join(dir, "records"))
+	k := &Keeper{vault: v, now: now, lim: lim, refs: map[string]int{}, sizes: map[string]int64{}, sessions: map[string]*sessionState{}}
+	stored, err := v.UndoRecords(bg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the undo records: %w", err)
 	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "records", e.Name()))
-		if err != nil {
-			return nil, err
-		}
+	for _, sr := range stored {
 		var r Record
-		if json.Unmarshal(b, &r) != nil {
-			continue // a record cut short by a crash before its run began
+		if json.Unmarshal(sr.Data, &r) != nil {
+			continue // not a record this version can read
 		}
 		k.recs = append(k.recs, &r)
 		k.seq = max(k.seq, r.Seq)
@@ -99,16 +91,19 @@ func (k *Keeper) hold(r *Record) {
 	}
 }
 
-// drop releases the blobs of r, deleting those no record uses.
-func (k *Keeper) drop(r *Record) {
+// drop releases the blobs of r and returns those no record uses any more,
+// for the caller to delete.
+func (k *Keeper) drop(r *Record) []string {
+	var gone []string
 	for h := range r.blobs() {
 		if k.refs[h]--; k.refs[h] <= 0 {
 			delete(k.refs, h)
 			k.bytes -= k.sizes[h]
 			delete(k.sizes, h)
-			_ = os.Remove(k.blobPath(h))
+			gone = append(gone, h)
 		}
 	}
+	return gone
 }
 
 // A Pending is the record of a run that has begun; call Finish after the run.
@@ -129,11 +124,12 @@ func (k *Keeper) Begin(ws *tools.Workspace, run Run, ch tools.Changes) (*Pending
 	lim := k.lim
 	k.mu.Unlock()
 	rec := &Record{Run: run, At: k.now().UTC(), Move: ch.Move, Workspace: ws.Dir()}
+	var blobs []store.UndoBlob
 	for i, p := range ch.Paths {
 		if i < ch.Reads {
 			continue
 		}
-		st, err := k.capture(ws, p, lim.MaxFileBytes)
+		st, err := k.capture(ws, p, lim.MaxFileBytes, &blobs)
 		if err != nil {
 			return nil, err
 		}
@@ -154,15 +150,27 @@ func (k *Keeper) Begin(ws *tools.Workspace, run Run, ch tools.Changes) (*Pending
 	k.seq++
 	rec.Seq = k.seq
 	k.mu.Unlock()
-	if err := writeJSON(k.recordPath(rec), rec, false); err != nil {
-		return nil, fmt.Errorf("keeping the undo record: %w", err)
+	if err := k.putRecord(rec, blobs); err != nil {
+		return nil, err
 	}
 	return &Pending{k: k, ws: ws, rec: rec, ch: ch}, nil
 }
 
-// capture reads what p holds now into a State, keeping a file's content as a
-// blob when it is at most max bytes.
-func (k *Keeper) capture(ws *tools.Workspace, p string, max int64) (State, error) {
+// putRecord stores r with the blobs it adds, in one step.
+func (k *Keeper) putRecord(r *Record, blobs []store.UndoBlob) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := k.vault.PutUndoRecord(bg, store.UndoRecord{Seq: r.Seq, Data: b}, blobs); err != nil {
+		return fmt.Errorf("keeping the undo record: %w", err)
+	}
+	return nil
+}
+
+// capture reads what p holds now into a State; a file's content of at most
+// max bytes is added to blobs, to be stored with the record.
+func (k *Keeper) capture(ws *tools.Workspace, p string, max int64, blobs *[]store.UndoBlob) (State, error) {
 	e, err := ws.Inspect(p, max)
 	if err != nil {
 		return State{}, err
@@ -170,8 +178,8 @@ func (k *Keeper) capture(ws *tools.Workspace, p string, max int64) (State, error
 	st := State{Kind: e.Kind, Size: e.Size, Mode: e.Mode, Target: e.Target}
 	if e.Kind == tools.EntryFile && e.Data != nil {
 		st.Hash = hashOf(e.Data)
-		if err := k.putBlob(st.Hash, e.Data); err != nil {
-			return State{}, fmt.Errorf("keeping the content of %s: %w", p, err)
+		if !slices.ContainsFunc(*blobs, func(b store.UndoBlob) bool { return b.Hash == st.Hash }) {
+			*blobs = append(*blobs, store.UndoBlob{Hash: st.Hash, Data: e.Data})
 		}
 	}
 	return st, nil
@@ -184,9 +192,10 @@ func (p *Pending) Finish() error {
 	k := p.k
 	lim := k.Limits()
 	changed := false
+	var blobs []store.UndoBlob
 	for i := range p.rec.Paths {
 		pc := &p.rec.Paths[i]
-		st, err := k.capture(p.ws, pc.Path, lim.MaxFileBytes)
+		st, err := k.capture(p.ws, pc.Path, lim.MaxFileBytes, &blobs)
 		if err != nil {
 			// A path that went out of reach mid-run: undo will see it as changed.
 			st = State{Kind: tools.EntryOther}
@@ -204,14 +213,13 @@ func (p *Pending) Finish() error {
 	changed = changed || len(created) > 0
 	p.rec.Finished = true
 	if !changed {
-		_ = os.Remove(k.recordPath(p.rec))
 		k.mu.Lock()
-		k.release(p.rec)
+		gone := k.release(p.rec)
 		k.mu.Unlock()
-		return nil
+		return k.vault.DeleteUndoRecord(bg, p.rec.Seq, gone)
 	}
-	if err := writeJSON(k.recordPath(p.rec), p.rec, false); err != nil {
-		return fmt.Errorf("keeping the undo record: %w", err)
+	if err := k.putRecord(p.rec, blobs); err != nil {
+		return err
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -231,14 +239,16 @@ func (p *Pending) Finish() error {
 	return nil
 }
 
-// release deletes the blobs of a dropped, never counted record that no
-// counted record uses.
-func (k *Keeper) release(r *Record) {
+// release returns the blobs of a dropped, never counted record that no
+// counted record uses, for the caller to delete.
+func (k *Keeper) release(r *Record) []string {
+	var gone []string
 	for h := range r.blobs() {
 		if k.refs[h] == 0 {
-			_ = os.Remove(k.blobPath(h))
+			gone = append(gone, h)
 		}
 	}
+	return gone
 }
 
 // Evict applies the limits now: records older than undo.max_age go, then the
@@ -258,9 +268,11 @@ func (k *Keeper) evict() {
 		if !r.At.Before(cutoff) && k.bytes <= k.lim.MaxBytes {
 			break
 		}
-		k.drop(r)
+		gone := k.drop(r)
 		r.Evicted, r.Paths, r.Created = true, nil, nil
-		_ = writeJSON(k.recordPath(r), r, false)
+		if k.putRecord(r, nil) == nil {
+			_ = k.vault.DeleteUndoBlobs(bg, gone)
+		}
 	}
 }
 
@@ -345,9 +357,8 @@ const (
 	ActionMovedBack = "moved_back"
 )
 
-func (k *Keeper) sessionPath(id string) string {
-	return filepath.Join(k.dir, "sessions", hashOf([]byte(id))[:32]+".json")
-}
+// sessionKey is the vault key of a session's undo state.
+func sessionKey(id string) string { return "session:" + id }
 
 // session returns the session's state, loading it once.
 func (k *Keeper) session(id string) (*sessionState, error) {
@@ -355,9 +366,9 @@ func (k *Keeper) session(id string) (*sessionState, error) {
 		return st, nil
 	}
 	st := &sessionState{Undone: map[string]string{}}
-	b, err := os.ReadFile(k.sessionPath(id))
+	b, err := k.vault.UndoState(bg, sessionKey(id))
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case b == nil && err == nil:
 	case err != nil:
 		return nil, err
 	default:
@@ -373,7 +384,11 @@ func (k *Keeper) session(id string) (*sessionState, error) {
 }
 
 func (k *Keeper) saveSession(id string, st *sessionState) error {
-	return writeJSON(k.sessionPath(id), st, true)
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return k.vault.PutUndoState(bg, sessionKey(id), b)
 }
 
 // Undone returns the execution ids of the session's undone runs.

@@ -6,15 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/ailab/ai-lab/store"
 	"github.com/ailab/ai-lab/tools"
 )
 
@@ -139,7 +137,20 @@ type journal struct {
 	Workspace string `json:"workspace"`
 }
 
-func (k *Keeper) journalPath() string { return filepath.Join(k.dir, "journal.json") }
+// journalKey is the vault key of the journal of an undo or redo under way.
+const journalKey = "journal"
+
+// putJournal stores j, so a restart can finish or roll it back.
+func (k *Keeper) putJournal(j journal) error {
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return k.vault.PutUndoState(bg, journalKey, b)
+}
+
+// dropJournal removes the journal.
+func (k *Keeper) dropJournal() error { return k.vault.PutUndoState(bg, journalKey, nil) }
 
 // Undo restores the workspace as it was before turn req.Turn of the session,
 // undoing later turns first, newest run first. Every path is checked before
@@ -428,18 +439,22 @@ func (k *Keeper) run(ws *tools.Workspace, req Request, verb string, st *sessionS
 		return Result{}, &ConflictError{Verb: verb, Conflicts: conflicts}
 	}
 	// The pre-images: what each path holds now, kept so a failure can put it back.
+	var blobs []store.UndoBlob
 	for i := range j.Steps {
 		s := &j.Steps[i]
 		if s.Op == opRename {
 			continue
 		}
-		pre, err := k.capture(ws, s.Path, 1<<62)
+		pre, err := k.capture(ws, s.Path, 1<<62, &blobs)
 		if err != nil {
 			return Result{}, err
 		}
 		s.Pre = pre
 	}
-	if err := writeJSON(k.journalPath(), j, true); err != nil {
+	if err := k.vault.PutUndoBlobs(bg, blobs); err != nil {
+		return Result{}, fmt.Errorf("keeping what the %s replaces: %w", verb, err)
+	}
+	if err := k.putJournal(j); err != nil {
 		return Result{}, fmt.Errorf("writing the undo journal: %w", err)
 	}
 	for i := range j.Steps {
@@ -448,15 +463,15 @@ func (k *Keeper) run(ws *tools.Workspace, req Request, verb string, st *sessionS
 		}
 		if err := k.apply(ws, &j.Steps[i]); err != nil {
 			k.rollback(ws, j.Steps[:i+1])
-			_ = os.Remove(k.journalPath())
+			_ = k.dropJournal()
 			return Result{}, fmt.Errorf("cannot %s: %w; what was changed is put back", verb, err)
 		}
 	}
 	j.Op.Files = files(j.Steps)
 	j.Done = true
-	if err := writeJSON(k.journalPath(), j, true); err != nil {
+	if err := k.putJournal(j); err != nil {
 		k.rollback(ws, j.Steps)
-		_ = os.Remove(k.journalPath())
+		_ = k.dropJournal()
 		return Result{}, fmt.Errorf("writing the undo journal: %w", err)
 	}
 	if err := k.commit(st, j); err != nil {
@@ -558,10 +573,7 @@ func (k *Keeper) commit(st *sessionState, j journal) error {
 	if err := k.saveSession(j.Session, st); err != nil {
 		return fmt.Errorf("recording the %s: %w", j.Op.Kind, err)
 	}
-	if err := os.Remove(k.journalPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return k.dropJournal()
 }
 
 // Recover finishes an undo or redo a killed process marked done, or rolls
@@ -570,17 +582,17 @@ func (k *Keeper) commit(st *sessionState, j journal) error {
 func (k *Keeper) Recover(ws *tools.Workspace) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	b, err := os.ReadFile(k.journalPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	b, err := k.vault.UndoState(bg, journalKey)
 	if err != nil {
 		return err
 	}
+	if b == nil {
+		return nil
+	}
 	var j journal
 	if err := json.Unmarshal(b, &j); err != nil {
-		// Cut short before any step ran: the journal is written before the workspace changes.
-		return os.Remove(k.journalPath())
+		// Not a journal this version can read; it was written before any step ran.
+		return k.dropJournal()
 	}
 	if j.Done {
 		st, err := k.session(j.Session)
@@ -598,7 +610,7 @@ func (k *Keeper) Recover(ws *tools.Workspace) error {
 		ws = other
 	}
 	k.rollback(ws, j.Steps)
-	return os.Remove(k.journalPath())
+	return k.dropJournal()
 }
 
 // files lists the paths a plan changed with the last action on each, in the

@@ -4,7 +4,7 @@
 // Before a file tool's run changes the workspace (write_file, delete_file,
 // move_file, copy_file, create_directory) the server asks a Keeper to Begin
 // a record: the previous bytes of every file the run will overwrite or remove
-// go into content-addressed blobs under the state directory (stored once per
+// go into content-addressed blobs in the state store, a Vault (stored once per
 // content), with the paths the run will create. After the run, Finish keeps
 // what the run left behind, so that a later change by the user is seen as a
 // conflict. Undo builds a plan for a turn and every later turn, newest run
@@ -23,12 +23,9 @@ package undo
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ailab/ai-lab/tools"
@@ -128,70 +125,13 @@ func hashOf(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// blobPath is where the blob of hash lives.
-func (k *Keeper) blobPath(hash string) string {
-	return filepath.Join(k.dir, "blobs", hash[:2], hash)
-}
-
-// putBlob stores data under its hash unless a blob of that content exists.
-func (k *Keeper) putBlob(hash string, data []byte) error {
-	p := k.blobPath(hash)
-	if _, err := os.Stat(p); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	return writeFile(p, data, false)
-}
-
 // blob reads the content blob of hash.
 func (k *Keeper) blob(hash string) ([]byte, error) {
-	data, err := os.ReadFile(k.blobPath(hash))
+	data, err := k.vault.UndoBlob(bg, hash)
 	if err != nil {
 		return nil, fmt.Errorf("the kept content %s.. is missing: %w", hash[:12], err)
 	}
 	return data, nil
-}
-
-// writeFile writes data to p through a temporary file and a rename, so a
-// reader sees the old file or the new one; sync makes it survive a power
-// loss as well as a killed process.
-func writeFile(p string, data []byte, sync bool) error {
-	tmp := p + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil && sync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-	}
-	return err
-}
-
-// writeJSON stores v as JSON at p (see writeFile).
-func writeJSON(p string, v any, sync bool) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return writeFile(p, b, sync)
-}
-
-// recordPath is where a record is kept: named by its sequence, so a listing
-// is oldest first.
-func (k *Keeper) recordPath(r *Record) string {
-	return filepath.Join(k.dir, "records", fmt.Sprintf("%016d.json", r.Seq))
 }
 
 // errFault is the simulated kill of a test's fault hook.

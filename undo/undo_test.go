@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ailab/ai-lab/store/sqlite"
 	"github.com/ailab/ai-lab/tools"
 )
 
@@ -18,7 +19,8 @@ import (
 type bench struct {
 	t     testing.TB
 	dir   string // the workspace folder
-	state string // the undo folder
+	state string // the state database
+	db    *sqlite.Store
 	ws    *tools.Workspace
 	k     *Keeper
 	tools map[string]tools.Tool
@@ -31,7 +33,7 @@ var testLimits = Limits{MaxBytes: 256 << 20, MaxAge: 168 * time.Hour, MaxFileByt
 func newBench(t testing.TB) *bench {
 	t.Helper()
 	root := t.TempDir()
-	b := &bench{t: t, dir: filepath.Join(root, "ws"), state: filepath.Join(root, "state", "undo"), now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	b := &bench{t: t, dir: filepath.Join(root, "ws"), state: filepath.Join(root, "state.db"), now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	b.open(testLimits)
 	return b
 }
@@ -44,7 +46,16 @@ func (b *bench) open(lim Limits) {
 		b.t.Fatal(err)
 	}
 	b.t.Cleanup(func() { ws.Close() })
-	k, err := Open(b.state, lim, func() time.Time { return b.now })
+	if b.db != nil {
+		b.db.Close() // the restart: the old process's store goes
+	}
+	db, err := sqlite.Open(b.state)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.db = db
+	b.t.Cleanup(func() { db.Close() })
+	k, err := Open(db, lim, func() time.Time { return b.now })
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -348,7 +359,7 @@ func TestKillAfterTheUndoWasDoneFinishesIt(t *testing.T) {
 	if err := b.k.saveSession("s1", st); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeJSON(b.k.journalPath(), journal{Session: "s1", Op: op, Done: true}, true); err != nil {
+	if err := b.k.putJournal(journal{Session: "s1", Op: op, Done: true}); err != nil {
 		t.Fatal(err)
 	}
 	b.open(testLimits)
@@ -381,14 +392,13 @@ func TestEvictionBySize(t *testing.T) {
 		t.Fatalf("undo of an evicted turn = %v", err)
 	}
 	blobs := 0
-	_ = filepath.WalkDir(filepath.Join(b.state, "blobs"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+	for c := range 5 {
+		if _, err := b.db.UndoBlob(context.Background(), hashOf([]byte(strings.Repeat(fmt.Sprint(c), 100)))); err == nil {
 			blobs++
 		}
-		return nil
-	})
+	}
 	if blobs > 3 {
-		t.Errorf("%d blobs left on disk; evicted contents must go", blobs)
+		t.Errorf("%d contents left in the store; evicted contents must go", blobs)
 	}
 }
 

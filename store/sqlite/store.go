@@ -494,6 +494,22 @@ CREATE UNIQUE INDEX grants_by_session ON grants (session_id, tool_name, pattern)
 	`
 ALTER TABLE executions ADD COLUMN reason TEXT NOT NULL DEFAULT '';
 `,
+	// 5: undo (package undo): a record per file-changing run, the content
+	// blobs they name, and named states (session logs, the journal).
+	`
+CREATE TABLE undo_records (
+	seq  INTEGER PRIMARY KEY,
+	data BLOB NOT NULL
+);
+CREATE TABLE undo_blobs (
+	hash TEXT PRIMARY KEY,
+	data BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE undo_states (
+	key  TEXT PRIMARY KEY,
+	data BLOB NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the migrations a database has not seen yet, each in its own

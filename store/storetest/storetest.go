@@ -61,6 +61,9 @@ func Run(t *testing.T, open Open) {
 		{"TracesLimitBounds", testTracesLimitBounds},
 		{"TraceToolIndexMovesWithStart", testTraceToolIndexMovesWithStart},
 		{"PruneTraces", testPruneTraces},
+		{"UndoRecordsAndBlobs", testUndoRecordsAndBlobs},
+		{"UndoBlobsAreKeptOnce", testUndoBlobsAreKeptOnce},
+		{"UndoStates", testUndoStates},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, open(t)) })
 	}
@@ -1181,5 +1184,134 @@ func testPruneTraces(t *testing.T, b store.Backend) {
 				}
 			}
 		})
+	}
+}
+
+// testUndoRecordsAndBlobs: records come back lowest Seq first with their
+// bytes, a put replaces the same Seq, blobs come back exactly (the empty one
+// too), and a delete takes the record with the blobs it names, leaving the
+// others.
+func testUndoRecordsAndBlobs(t *testing.T, b store.Backend) {
+	recs, err := b.UndoRecords(ctx)
+	if err != nil || recs == nil || len(recs) != 0 {
+		t.Fatalf("a new backend's undo records: %v, %v; want an empty, non-nil slice", recs, err)
+	}
+	blob := func(s string) store.UndoBlob { return store.UndoBlob{Hash: "h-" + s, Data: []byte(s)} }
+	if err := b.PutUndoRecord(ctx, store.UndoRecord{Seq: 7, Data: []byte(`{"seq":7}`)}, []store.UndoBlob{blob("seven"), {Hash: "h-empty", Data: []byte{}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PutUndoRecord(ctx, store.UndoRecord{Seq: 3, Data: []byte(`{"seq":3}`)}, []store.UndoBlob{blob("three")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PutUndoRecord(ctx, store.UndoRecord{Seq: 7, Data: []byte(`{"seq":7,"finished":true}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	recs, err = b.UndoRecords(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%d=%s", r.Seq, r.Data))
+	}
+	if want := []string{`3={"seq":3}`, `7={"seq":7,"finished":true}`}; !slices.Equal(got, want) {
+		t.Errorf("records = %q, want %q", got, want)
+	}
+	for _, h := range []string{"seven", "three", "empty"} {
+		data, err := b.UndoBlob(ctx, "h-"+h)
+		want := h
+		if h == "empty" {
+			want = ""
+		}
+		if err != nil || string(data) != want || data == nil {
+			t.Errorf("blob h-%s = %q, %v; want %q", h, data, err, want)
+		}
+	}
+	if _, err := b.UndoBlob(ctx, "h-none"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an unknown blob: %v, want ErrNotFound", err)
+	}
+	if err := b.DeleteUndoRecord(ctx, 7, []string{"h-seven", "h-unknown"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.DeleteUndoRecord(ctx, 99, nil); err != nil {
+		t.Errorf("deleting a record that is not there: %v", err)
+	}
+	recs, _ = b.UndoRecords(ctx)
+	if len(recs) != 1 || recs[0].Seq != 3 {
+		t.Errorf("after the delete: %v", recs)
+	}
+	if _, err := b.UndoBlob(ctx, "h-seven"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a dropped blob is still there: %v", err)
+	}
+	if _, err := b.UndoBlob(ctx, "h-empty"); err != nil {
+		t.Errorf("a blob not named in the delete went: %v", err)
+	}
+	if err := b.DeleteUndoBlobs(ctx, []string{"h-three", "h-empty"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.UndoBlob(ctx, "h-three"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("DeleteUndoBlobs left h-three: %v", err)
+	}
+}
+
+// testUndoBlobsAreKeptOnce: a blob put twice (two records, or racing
+// writers) is one blob with its first content, and each put succeeds.
+func testUndoBlobsAreKeptOnce(t *testing.T, b store.Backend) {
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			blobs := []store.UndoBlob{{Hash: "shared", Data: []byte("same content")}}
+			if i%2 == 0 {
+				errs[i] = b.PutUndoBlobs(ctx, blobs)
+			} else {
+				errs[i] = b.PutUndoRecord(ctx, store.UndoRecord{Seq: int64(i), Data: []byte("{}")}, blobs)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("put %d: %v", i, err)
+		}
+	}
+	if data, err := b.UndoBlob(ctx, "shared"); err != nil || string(data) != "same content" {
+		t.Errorf("shared blob = %q, %v", data, err)
+	}
+	if err := b.PutUndoBlobs(ctx, []store.UndoBlob{{Hash: "shared", Data: []byte("other")}}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := b.UndoBlob(ctx, "shared"); string(data) != "same content" {
+		t.Errorf("a second put of a kept hash replaced it: %q", data)
+	}
+}
+
+// testUndoStates: a state comes back as stored, a put replaces it, nil
+// removes it, and an unknown key is nil without an error.
+func testUndoStates(t *testing.T, b store.Backend) {
+	if data, err := b.UndoState(ctx, "journal"); err != nil || data != nil {
+		t.Fatalf("an unknown key: %q, %v; want nil, nil", data, err)
+	}
+	for _, v := range []string{`{"a":1}`, `{"a":2}`} {
+		if err := b.PutUndoState(ctx, "session:s1", []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+		if data, err := b.UndoState(ctx, "session:s1"); err != nil || string(data) != v {
+			t.Errorf("state = %q, %v; want %s", data, err, v)
+		}
+	}
+	if err := b.PutUndoState(ctx, "session:s2", []byte("other")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PutUndoState(ctx, "session:s1", nil); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := b.UndoState(ctx, "session:s1"); err != nil || data != nil {
+		t.Errorf("a removed key: %q, %v", data, err)
+	}
+	if data, _ := b.UndoState(ctx, "session:s2"); string(data) != "other" {
+		t.Errorf("removing one key touched another: %q", data)
 	}
 }
