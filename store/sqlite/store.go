@@ -71,8 +71,13 @@ const busyTimeoutMS = 5000
 // checkpointer (see checkpoints) keeps it within these.
 const (
 	// walLimitBytes is the size past which the WAL is checkpointed with
-	// TRUNCATE at once, whatever the load.
-	walLimitBytes = 16 << 20
+	// RESTART at once, whatever the load: the next commit then writes from
+	// the start of the file and cuts it back to walKeepBytes. It equals
+	// walKeepBytes so that under load the file is reused in place rather
+	// than cut and grown again (on ext4, growing a file allocates blocks and
+	// cutting it frees them, which cost the server more CPU than the
+	// writes).
+	walLimitBytes = 4 << 20
 	// walKeepBytes is journal_size_limit: a WAL that restarts is cut back to it.
 	walKeepBytes = 4 << 20
 	// checkpointEvery is how often the checkpointer looks at the WAL; writes
@@ -245,13 +250,15 @@ func (s *Store) wrote() {
 // always. So:
 //   - while writes come, a PASSIVE checkpoint (it waits for nobody) copies the
 //     WAL into the database file every passiveEvery;
-//   - once the WAL passes walLimitBytes, a TRUNCATE checkpoint takes the write
+//   - once the WAL passes walLimitBytes, a RESTART checkpoint takes the write
 //     lock, copies everything and waits (busy_timeout at most) for the readers
 //     still on the WAL. Readers that start meanwhile read the database file,
 //     not the WAL, and every read here is one short statement or transaction,
-//     so the wait ends and the WAL goes back to zero bytes;
+//     so the wait ends; the next commit writes from the start of the WAL and
+//     cuts the file back to walKeepBytes;
 //   - once the WAL has not changed for idleAfter, a TRUNCATE checkpoint
-//     empties it too.
+//     empties it (this comes first: a WAL left over the limit by the last
+//     writes is not restarted again and again, it is emptied).
 func (s *Store) checkpoints() {
 	defer close(s.ckptDone)
 	t := time.NewTicker(checkpointEvery)
@@ -265,7 +272,7 @@ func (s *Store) checkpoints() {
 			return
 		case <-s.kick:
 			if s.walSize() > walLimitBytes {
-				s.checkpoint("TRUNCATE")
+				s.checkpoint("RESTART")
 			}
 		case now := <-t.C:
 			size := s.walSize()
@@ -277,10 +284,10 @@ func (s *Store) checkpoints() {
 				lastChange = busy
 			}
 			switch {
-			case size > walLimitBytes:
-				s.checkpoint("TRUNCATE")
 			case size > 0 && now.Sub(lastChange) >= idleAfter:
 				s.checkpoint("TRUNCATE")
+			case size > walLimitBytes:
+				s.checkpoint("RESTART")
 			case size > 0 && now.Sub(lastPassive) >= passiveEvery:
 				s.checkpoint("PASSIVE")
 				lastPassive = now

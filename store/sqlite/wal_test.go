@@ -153,10 +153,11 @@ func TestTheWALStaysBounded(t *testing.T) {
 	high := max(peak.Load(), storePeak)
 	t.Logf("%d saves and %d reads in %v; WAL high-water mark %.1f MB", saves.Load(), reads.Load(), load, float64(high)/(1<<20))
 	// The goal is walBusyBound; the checkpointer should keep well inside it,
-	// at walLimitBytes and what is written while it takes the write lock.
-	if high >= walBusyBound || high >= 2*walLimitBytes {
-		t.Errorf("the WAL reached %.1f MB under load, want under %d MB (twice the checkpoint threshold)",
-			float64(high)/(1<<20), min(walBusyBound, 2*walLimitBytes)>>20)
+	// at walLimitBytes and what is written before it takes the write lock
+	// (this load writes some 1.5 MB a second).
+	if high >= walBusyBound || high >= 6*walLimitBytes {
+		t.Errorf("the WAL reached %.1f MB under load, want under %d MB (six times the checkpoint threshold)",
+			float64(high)/(1<<20), min(walBusyBound, 6*walLimitBytes)>>20)
 	}
 	stopped := time.Now()
 	deadline := stopped.Add(idleAfter + 5*time.Second)
@@ -174,8 +175,9 @@ func TestTheWALStaysBounded(t *testing.T) {
 	}
 }
 
-// TestAnIdleWALIsTruncated: a WAL below the size that forces a checkpoint
-// still goes back to (almost) nothing once the store is idle, without any
+// TestAnIdleWALIsTruncated: a WAL that no later write restarts (a RESTART
+// checkpoint copies it but leaves the file as it is) still goes back to
+// (almost) nothing once the store is idle, without any
 // further write to restart it.
 func TestAnIdleWALIsTruncated(t *testing.T) {
 	s, _ := openTest(t)
@@ -194,8 +196,8 @@ func TestAnIdleWALIsTruncated(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := s.WALBytes()
-	if before < walKeepBytes*2 || before > walLimitBytes {
-		t.Fatalf("the WAL is %d bytes after the writes; the test needs it between %d and %d", before, walKeepBytes*2, walLimitBytes)
+	if before < walKeepBytes*2 {
+		t.Fatalf("the WAL is %d bytes after the writes; the test needs it over %d", before, walKeepBytes*2)
 	}
 	written := time.Now()
 	deadline := written.Add(idleAfter + 5*time.Second)

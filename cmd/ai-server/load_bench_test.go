@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/llm/llmtest"
+)
+
+// BenchmarkServeUnderLoad measures a built ai-server from outside, as a user's
+// machine runs it: its own process, a fake model on loopback that answers in
+// 500 ms ± 250 (AILAB_BENCH_MODEL_MS sets the delay; the jitter is half of
+// it), and many sessions at once, each turn one tool round (a list_directory
+// or a write_file, under the minimal preset so it runs without asking) and a
+// final answer citing the run. It reports:
+//
+//   - overhead-p50-ms, overhead-p99-ms: a turn's time at the client less the
+//     model's time on each of its rounds, per model round;
+//   - server-cpu-ms/turn: the server process's user+system CPU (from
+//     /proc/PID/stat) over the turns it played;
+//   - wal-peak-MB: the largest the state database's WAL file was, sampled
+//     every 20 ms; wal-idle-MB: its size 5 s after the last turn;
+//   - rss-peak-MB: the server's largest resident set.
+//
+// b.N is the number of turns over all sessions (run it with -benchtime=1000x:
+// 10 turns for each of 100 sessions). AILAB_BENCH_DURATION=10m plays turns for
+// that long instead, for the WAL's bound under sustained load.
+// AILAB_BENCH_SESSIONS=N plays only that many sessions (default: 100 and 200).
+func BenchmarkServeUnderLoad(b *testing.B) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		b.Skip("reads the server's CPU from /proc: Linux only")
+	}
+	// AILAB_BENCH_SERVER_BIN measures a binary built elsewhere (another
+	// commit, to compare two in one sitting).
+	bin := os.Getenv("AILAB_BENCH_SERVER_BIN")
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "ai-server")
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			b.Fatalf("go build: %v", err)
+		}
+	}
+	delay := 500 * time.Millisecond
+	if v := os.Getenv("AILAB_BENCH_MODEL_MS"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 {
+			b.Fatalf("AILAB_BENCH_MODEL_MS=%q: want a number of milliseconds", v)
+		}
+		delay = time.Duration(ms) * time.Millisecond
+	}
+	var duration time.Duration
+	if v := os.Getenv("AILAB_BENCH_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatalf("AILAB_BENCH_DURATION=%q: want a duration such as 10m", v)
+		}
+		duration = d
+	}
+	counts := []int{100, 200}
+	if v := os.Getenv("AILAB_BENCH_SESSIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("AILAB_BENCH_SESSIONS=%q: want a number of sessions", v)
+		}
+		counts = []int{n}
+	}
+	for _, sessions := range counts {
+		for _, tool := range []string{"list_directory", "write_file"} {
+			b.Run(fmt.Sprintf("sessions=%d/tool=%s", sessions, tool), func(b *testing.B) {
+				runServeLoad(b, bin, sessions, tool, delay, duration)
+			})
+		}
+	}
+}
+
+func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, duration time.Duration) {
+	model := newLoadModel(b, tool, delay, delay/2)
+	srv := startLoadServer(b, bin, model.url)
+	var mu sync.Mutex
+	var overheads []time.Duration
+	var errs, turns atomic.Int64
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	var end time.Time
+	if duration > 0 {
+		left.Store(1 << 40)
+		end = time.Now().Add(duration)
+	}
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	var walPeak, rssPeak int64
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				walPeak = max(walPeak, srv.walBytes())
+				rssPeak = max(rssPeak, srv.rss())
+			}
+		}
+	}()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512, MaxIdleConns: 512}}
+	b.ResetTimer()
+	cpu0 := srv.cpu()
+	var wg sync.WaitGroup
+	for i := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Sessions start spread over one model delay, as people typing do.
+			time.Sleep(time.Duration(i) * delay / time.Duration(sessions))
+			session := ""
+			for turn := 0; left.Add(-1) >= 0 && (end.IsZero() || time.Now().Before(end)); turn++ {
+				marker := fmt.Sprintf("marker-%d-%d", i, turn)
+				sent := time.Now()
+				s, err := loadTurn(client, srv.url, srv.token, session, "please look at the files "+marker)
+				took := time.Since(sent)
+				if err != nil {
+					errs.Add(1)
+					continue
+				}
+				session = s
+				ok := true
+				for r := 1; r <= 2; r++ {
+					v, found := model.times.Load(fmt.Sprintf("%s/%d", marker, r))
+					if !found {
+						ok = false
+						break
+					}
+					at := v.([2]time.Time)
+					took -= at[1].Sub(at[0])
+				}
+				if !ok {
+					errs.Add(1)
+					continue
+				}
+				turns.Add(1)
+				mu.Lock()
+				overheads = append(overheads, took/2)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	cpu := srv.cpu() - cpu0
+	b.StopTimer()
+	close(stop)
+	<-sampled
+	walIdle := srv.walBytes()
+	for deadline := time.Now().Add(5 * time.Second); walIdle > 0 && time.Now().Before(deadline); walIdle = srv.walBytes() {
+		time.Sleep(100 * time.Millisecond)
+	}
+	slices.Sort(overheads)
+	pct := func(q float64) float64 {
+		if len(overheads) == 0 {
+			return 0
+		}
+		return float64(overheads[int(q*float64(len(overheads)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "overhead-p50-ms")
+	b.ReportMetric(pct(0.99), "overhead-p99-ms")
+	b.ReportMetric(float64(errs.Load()), "errors")
+	if n := turns.Load(); n > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "server-cpu-ms/turn")
+	}
+	b.ReportMetric(float64(turns.Load()), "turns")
+	b.ReportMetric(float64(walPeak)/(1<<20), "wal-peak-MB")
+	b.ReportMetric(float64(walIdle)/(1<<20), "wal-idle-MB")
+	b.ReportMetric(float64(rssPeak)/(1<<20), "rss-peak-MB")
+}
+
+// loadTurn posts one message and returns its session.
+func loadTurn(c *http.Client, url, token, session, msg string) (string, error) {
+	body, _ := json.Marshal(api.ChatRequest{Message: msg, SessionID: session})
+	req, _ := http.NewRequest("POST", url+"/chat", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := c.Do(req)
+	if err != nil {
+		return session, err
+	}
+	defer resp.Body.Close()
+	var r api.ChatResponse
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return session, err
+	}
+	if resp.StatusCode != 200 || !r.Validation.Valid || len(r.ToolsUsed) != 1 {
+		return r.SessionID, fmt.Errorf("status %d, valid %v, %d runs", resp.StatusCode, r.Validation.Valid, len(r.ToolsUsed))
+	}
+	return r.SessionID, nil
+}
+
+// A loadServer is a running ai-server process.
+type loadServer struct {
+	cmd        *exec.Cmd
+	url, token string
+	wal        string
+}
+
+func startLoadServer(b *testing.B, bin, modelURL string) *loadServer {
+	dir := b.TempDir()
+	state := filepath.Join(dir, "state")
+	cfgPath := filepath.Join(dir, "config.yaml")
+	yaml := fmt.Sprintf("server:\n  state_dir: %q\nllm:\n  base_url: %q\n  model: fake\n  timeout: 60s\nsafety:\n  preset: minimal\ntools:\n  workspace: %q\nweb:\n  search_endpoint: http://127.0.0.1:9/html/\n  search_lite_endpoint: http://127.0.0.1:9/lite/\n",
+		state, modelURL, filepath.Join(dir, "ws"))
+	if err := os.MkdirAll(filepath.Join(dir, "ws"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 20 {
+		if err := os.WriteFile(filepath.Join(dir, "ws", fmt.Sprintf("file-%02d.txt", i)), []byte("some text\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config", cfgPath, "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			if i := strings.Index(sc.Text(), "listening on http://"); i >= 0 && !sent {
+				lines <- strings.Fields(sc.Text()[i+len("listening on "):])[0]
+				sent = true
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-lines:
+	case <-time.After(30 * time.Second):
+		b.Fatal("ai-server did not say where it listens within 30 s")
+	}
+	token, err := os.ReadFile(filepath.Join(state, "token"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &loadServer{cmd: cmd, url: url, token: strings.TrimSpace(string(token)), wal: filepath.Join(state, "ai-lab.db-wal")}
+}
+
+// cpu is the process's user+system CPU time so far.
+func (s *loadServer) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The command name may hold blanks: the fields start after its ")".
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// rss is the process's resident set in bytes.
+func (s *loadServer) rss() int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+func (s *loadServer) walBytes() int64 {
+	fi, err := os.Stat(s.wal)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// A loadModel is a fake OpenAI-compatible model: the first round of a turn
+// asks for the tool, the second answers citing its execution id. It keeps
+// when each round's request fully arrived and when its answer was written.
+type loadModel struct {
+	url   string
+	times sync.Map // "marker-S-T/round" -> [2]time.Time
+}
+
+var loadExecIDRe = regexp.MustCompile(`(write_file|list_directory)_[0-9]{13}_[0-9a-f]{8}`)
+
+func newLoadModel(b *testing.B, tool string, delay, jitter time.Duration) *loadModel {
+	m := &loadModel{}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := io.ReadAll(r.Body)
+		arrived := time.Now()
+		i := bytes.LastIndex(req, []byte("marker-"))
+		if i < 0 {
+			http.Error(w, "no marker", 400)
+			return
+		}
+		j := i + len("marker-")
+		for j < len(req) && (req[j] >= '0' && req[j] <= '9' || req[j] == '-') {
+			j++
+		}
+		marker := string(req[i:j])
+		session := strings.SplitN(strings.TrimPrefix(marker, "marker-"), "-", 2)[0]
+		var msg llm.Message
+		round := 1
+		if bytes.Contains(req[j:], []byte(`"role":"tool"`)) {
+			round = 2
+			id := loadExecIDRe.Find(req[j:])
+			msg = llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("The workspace has a few files (execution_id: %s).", id)}
+			if tool == "write_file" {
+				msg.Content = fmt.Sprintf("I saved the note in note-%s.txt (execution_id: %s).", session, id)
+			}
+		} else {
+			call := llm.ToolCall{ID: "call_1", Name: "list_directory", Arguments: `{"path":"."}`}
+			if tool == "write_file" {
+				args, _ := json.Marshal(map[string]string{"path": "note-" + session + ".txt", "content": "A note of " + marker + "."})
+				call = llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: string(args)}
+			}
+			msg = llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call}}
+		}
+		body, _ := json.Marshal(llmtest.EncodeReply("fake", int(n.Add(1)), msg))
+		d := delay
+		if jitter > 0 {
+			d += time.Duration(rand.Int64N(int64(2*jitter)+1)) - jitter
+		}
+		time.Sleep(d)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+		m.times.Store(fmt.Sprintf("%s/%d", marker, round), [2]time.Time{arrived, time.Now()})
+	}))
+	b.Cleanup(srv.Close)
+	m.url = srv.URL + "/v1"
+	return m
+}
