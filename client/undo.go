@@ -124,7 +124,7 @@ func UndoHeadline(redo bool, r api.UndoReply) string {
 	if len(later) > 1 {
 		which = "which all came"
 	}
-	return fmt.Sprintf("Undoing turn %d also undoes %s, %s after it; the workspace goes back to how it was before turn %d.", asked, turnList(later), which, asked)
+	return fmt.Sprintf("Undoing turn %d also undoes %s, %s after it.", asked, turnList(later), which)
 }
 
 // actionWords are the actions of an UndoFile as a preview lists them.
