@@ -178,3 +178,22 @@ func TestPreviewOfAnEvictedTurn(t *testing.T) {
 		t.Fatalf("preview of an old turn = %v", err)
 	}
 }
+
+// BenchmarkPreview100Files measures the preview of undoing one turn that
+// overwrote 100 files of 1 KB, each with its diff.
+func BenchmarkPreview100Files(b *testing.B) {
+	bb := newBench(b)
+	for i := range 100 {
+		bb.write(fmt.Sprintf("f%03d.txt", i), strings.Repeat("old line\n", 114))
+		bb.call(1, tools.WriteFile, map[string]string{"path": fmt.Sprintf("f%03d.txt", i), "content": strings.Repeat("new line\n", 114)})
+	}
+	cpu := cpuTime()
+	b.ResetTimer()
+	for range b.N {
+		pv, err := bb.k.PreviewUndo(bb.ws, Request{Session: "s1"})
+		if err != nil || len(pv.Files) != 100 {
+			b.Fatalf("%d files, %v", len(pv.Files), err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime() - cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
