@@ -195,5 +195,5 @@ func BenchmarkPreview100Files(b *testing.B) {
 			b.Fatalf("%d files, %v", len(pv.Files), err)
 		}
 	}
-	b.ReportMetric(float64((cpuTime() - cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
