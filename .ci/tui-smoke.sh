@@ -9,7 +9,8 @@
 # preset it approves a batch of two writes with s (approve and grant for the session)
 # and checks that a later write in the same folder runs without asking. Last it quits,
 # starts `ai-client --demo --session ID` and checks that the resumed session shows its
-# decisions, marks and "verified". Prints PASS or FAIL.
+# decisions, marks and "verified"; there /undo, approved with y, removes the last
+# written file from disk and marks its run "undone". Prints PASS or FAIL.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -158,5 +159,19 @@ for want in "✓ approved write_file(path=a.txt, content=x)" "✓ approved write
 	screen | grep -qF -- "$want" || fail "the resumed session lacks \"$want\""
 done
 
+# /undo takes back the last turn that changed files (the write of c.txt): its
+# preview names the file, y undoes it, the file is gone from disk, and the run's
+# mark under the answer says "undone".
+send "/undo"
+wait_for "Undo turn"
+wait_for "removed     c.txt"
+wait_for "Undo these changes? y undoes them"
+[[ -f "$tmp/run/workspace/c.txt" ]] || fail "the preview of /undo removed c.txt already"
+tmux send-keys -t "$session" y
+wait_for "Undid turn"
+wait_for "· undone ·"
+[[ -e "$tmp/run/workspace/c.txt" ]] && fail "c.txt is still there after /undo"
+[[ -f "$tmp/run/workspace/a.txt" ]] || fail "/undo of the last turn took a.txt of an earlier turn too"
+
 tmux send-keys -t "$session" C-c
-echo "PASS: ai-client --demo wrote hello.txt after approval, streamed an answer, showed a reply below a scrolled view, granted writes for the session and resumed the session with its marks in tmux"
+echo "PASS: ai-client --demo wrote hello.txt after approval, streamed an answer, showed a reply below a scrolled view, granted writes for the session, resumed the session with its marks and undid its last write in tmux"

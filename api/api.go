@@ -396,18 +396,23 @@ const (
 	CodeInternal          = "internal_error"
 )
 
-// An UndoRequest is the body of POST /sessions/{id}/undo; both fields are
+// An UndoRequest is the body of POST /sessions/{id}/undo; every field is
 // optional. Turn is the 1-based number of the user turn to undo (later turns
 // are undone first); 0 means the last turn that changed files. Force restores
-// even files changed since the turn.
+// even files changed since the turn. Preview asks what the undo would do
+// without doing it: the answer is the UndoReply the undo would give, with
+// Preview set and each file's sizes and diff, and the same errors.
 type UndoRequest struct {
-	Turn  int  `json:"turn,omitempty"`
-	Force bool `json:"force,omitempty"`
+	Turn    int  `json:"turn,omitempty"`
+	Force   bool `json:"force,omitempty"`
+	Preview bool `json:"preview,omitempty"`
 }
 
-// A RedoRequest is the body of POST /sessions/{id}/redo (optional).
+// A RedoRequest is the body of POST /sessions/{id}/redo (optional); Preview
+// as in UndoRequest.
 type RedoRequest struct {
-	Force bool `json:"force,omitempty"`
+	Force   bool `json:"force,omitempty"`
+	Preview bool `json:"preview,omitempty"`
 }
 
 // Actions of an UndoFile.
@@ -417,15 +422,47 @@ const (
 	UndoMovedBack = "moved_back" // a moved file or folder is at its earlier path
 )
 
-// An UndoFile is one workspace path an undo or redo changed.
+// An UndoFile is one workspace path an undo or redo changed. The fields
+// after Action are set in a preview's answer only.
 type UndoFile struct {
 	Path   string `json:"path"`
 	Action string `json:"action"`
+	// Kind is what the path is: "file", "dir" or "symlink" (what it holds
+	// now, or after when it holds nothing now).
+	Kind string `json:"kind,omitempty"`
+	// SizeNow and SizeAfter are the file's size now and after the change;
+	// absent when the path holds no file then.
+	SizeNow   *int64 `json:"size_now,omitempty"`
+	SizeAfter *int64 `json:"size_after,omitempty"`
+	// Diff is the unified diff from now to after of a text file that
+	// returns (restored), cut at 200 lines or 32 KB (then DiffTruncated).
+	Diff          string `json:"diff,omitempty"`
+	DiffTruncated bool   `json:"diff_truncated,omitempty"`
 }
 
 // An UndoReply answers POST /sessions/{id}/undo and /redo: the turns whose
 // changes were undone (or redone), newest first, and the files changed.
+// Preview is set on the answer of a preview: nothing was changed.
 type UndoReply struct {
-	Turns []int      `json:"turns"`
-	Files []UndoFile `json:"files"`
+	Turns   []int      `json:"turns"`
+	Files   []UndoFile `json:"files"`
+	Preview bool       `json:"preview,omitempty"`
+}
+
+// An UndoConflict is one file that refuses an undo or redo (409 conflict):
+// Why says what differs ("changed since turn 3"), Diff is the user's change
+// from what the turn left (text only), and Hard marks a conflict that force
+// cannot override.
+type UndoConflict struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
+	Diff string `json:"diff,omitempty"`
+	Hard bool   `json:"hard,omitempty"`
+}
+
+// An UndoConflictBody is the 409 conflict answer of an undo or redo: the
+// error, whose message names each file, and the files with their diffs.
+type UndoConflictBody struct {
+	Error     ErrorDetail    `json:"error"`
+	Conflicts []UndoConflict `json:"conflicts"`
 }

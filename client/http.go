@@ -59,6 +59,14 @@ var (
 	// ErrStreamEnded means a streamed answer stopped before its final event (done,
 	// approval_required or error), so the turn's outcome is unknown.
 	ErrStreamEnded = errors.New("stream ended early")
+	// ErrUndoConflict means an undo or redo was refused because files changed
+	// since the turn; the error is an *UndoConflictError naming them.
+	ErrUndoConflict = errors.New("files changed since the turn")
+	// ErrNothingToUndo means no turn is left to undo or redo, or its records
+	// were evicted; the message says which.
+	ErrNothingToUndo = errors.New("nothing to undo")
+	// ErrSessionBusy means an undo or redo came while a turn runs or waits.
+	ErrSessionBusy = errors.New("session busy")
 )
 
 // sentinelFor maps an API error code back to its sentinel; the server does the
@@ -91,6 +99,12 @@ func sentinelFor(code string, status int) error {
 		return ErrCancelled
 	case api.CodeNothingRunning:
 		return ErrNothingRunning
+	case api.CodeConflict:
+		return ErrUndoConflict
+	case api.CodeNothingToUndo:
+		return ErrNothingToUndo
+	case api.CodeSessionBusy:
+		return ErrSessionBusy
 	}
 	switch status {
 	case http.StatusUnauthorized:

@@ -221,10 +221,8 @@ func (s *Server) undoOrRedo(c *gin.Context, redo bool) {
 		s.fail(c, s.sessionErr(id, err))
 		return
 	}
-	if s.running.has(id) {
-		undoFail(c, api.CodeSessionBusy, fmt.Sprintf("a turn is running on session %s; wait for it to end, or cancel it, then %s", id, verb))
-		return
-	}
+	// A turn that just answered may still hold the session for a moment;
+	// one that runs holds it past undoWait.
 	ctx, cancel := context.WithTimeout(c.Request.Context(), undoWait)
 	defer cancel()
 	held, err := s.hold(ctx, id)
@@ -254,23 +252,26 @@ func (s *Server) undoOrRedo(c *gin.Context, redo bool) {
 	}
 	defer ws.Close()
 	ureq := undo.Request{Session: id, Turn: req.Turn, Force: req.Force, By: "api client " + c.ClientIP()}
+	if req.Preview {
+		var pv undo.Preview
+		if redo {
+			pv, err = k.PreviewRedo(ws, ureq)
+		} else {
+			pv, err = k.PreviewUndo(ws, ureq)
+		}
+		if s.undoRefused(c, err) {
+			return
+		}
+		c.JSON(http.StatusOK, previewReply(pv))
+		return
+	}
 	var res undo.Result
 	if redo {
 		res, err = k.Redo(ws, ureq)
 	} else {
 		res, err = k.Undo(ws, ureq)
 	}
-	var ce *undo.ConflictError
-	switch {
-	case errors.Is(err, undo.ErrNothing):
-		undoFail(c, api.CodeNothingToUndo, err.Error())
-		return
-	case errors.As(err, &ce):
-		c.AbortWithStatusJSON(http.StatusConflict, undoConflictBody{
-			Error: api.ErrorDetail{Code: api.CodeConflict, Message: ce.Error()}, Conflicts: ce.Conflicts})
-		return
-	case err != nil:
-		s.fail(c, err)
+	if s.undoRefused(c, err) {
 		return
 	}
 	s.log.Info(verb+" done", "session_id", id, "turns", res.Op.Turns, "runs", res.Op.Runs, "files", len(res.Op.Files), "force", req.Force, "by", ureq.By)
@@ -291,21 +292,49 @@ func (s *Server) undoOrRedo(c *gin.Context, redo bool) {
 	c.JSON(http.StatusOK, out)
 }
 
-// undoConflictBody is the 409 conflict answer: the error with each
-// conflicting file and the diff of the user's change.
-type undoConflictBody struct {
-	Error     api.ErrorDetail `json:"error"`
-	Conflicts []undo.Conflict `json:"conflicts"`
+// undoRefused answers an undo's or redo's error, if any, and reports
+// whether it did: nothing_to_undo with the keeper's sentence, 409 conflict
+// with each file and the diff of the user's change, or the failure.
+func (s *Server) undoRefused(c *gin.Context, err error) bool {
+	var ce *undo.ConflictError
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, undo.ErrNothing):
+		undoFail(c, api.CodeNothingToUndo, err.Error())
+	case errors.As(err, &ce):
+		body := api.UndoConflictBody{Error: api.ErrorDetail{Code: api.CodeConflict, Message: ce.Error()}, Conflicts: make([]api.UndoConflict, len(ce.Conflicts))}
+		for i, x := range ce.Conflicts {
+			body.Conflicts[i] = api.UndoConflict{Path: x.Path, Why: x.Why, Diff: x.Diff, Hard: x.Hard}
+		}
+		c.AbortWithStatusJSON(http.StatusConflict, body)
+	default:
+		s.fail(c, err)
+	}
+	return true
+}
+
+// previewReply is the answer of a preview: the UndoReply the undo or redo
+// would give, with each path's kind, sizes now and after, and diff.
+func previewReply(pv undo.Preview) api.UndoReply {
+	out := api.UndoReply{Turns: pv.Op.Turns, Files: make([]api.UndoFile, len(pv.Files)), Preview: true}
+	for i, f := range pv.Files {
+		uf := api.UndoFile{Path: f.Path, Action: f.Action, Kind: f.Now.Kind, Diff: f.Diff, DiffTruncated: f.DiffCut}
+		if uf.Kind == tools.EntryNone {
+			uf.Kind = f.After.Kind
+		}
+		if f.Now.Kind == tools.EntryFile {
+			uf.SizeNow = &f.Now.Size
+		}
+		if f.After.Kind == tools.EntryFile {
+			uf.SizeAfter = &f.After.Size
+		}
+		out.Files[i] = uf
+	}
+	return out
 }
 
 // undoFail answers a 409 with code and one sentence.
 func undoFail(c *gin.Context, code, msg string) {
 	c.AbortWithStatusJSON(http.StatusConflict, api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: msg}})
-}
-
-// has reports whether a turn of the session runs on this server.
-func (rt *runningTurns) has(id string) bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.bySID[id] != nil
 }

@@ -299,6 +299,30 @@ func (w *Workspace) RemoveEmptyDir(p string) (bool, error) {
 	return true, nil
 }
 
+// Names lists the names in the folder p (canonical, as kept by undo), for
+// an undo preview to tell whether a folder it would remove is empty then; a
+// path that is not a folder has none.
+func (w *Workspace) Names(p string) ([]string, error) {
+	rel, err := w.exact(p)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := w.root.Lstat(rel)
+	if err != nil || !fi.IsDir() {
+		return nil, nil
+	}
+	f, err := w.root.Open(rel)
+	if err != nil {
+		return nil, opError("list", p, err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, opError("list", p, err)
+	}
+	return names, nil
+}
+
 // MakeDir creates the folder p and its missing parents.
 func (w *Workspace) MakeDir(p string) error {
 	rel, err := w.exact(p)

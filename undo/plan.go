@@ -159,9 +159,19 @@ func (k *Keeper) dropJournal() error { return k.vault.PutUndoState(bg, journalKe
 func (k *Keeper) Undo(ws *tools.Workspace, req Request) (Result, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	st, err := k.session(req.Session)
+	st, j, err := k.planUndo(ws, req)
 	if err != nil {
 		return Result{}, err
+	}
+	return k.run(ws, req, "undo", st, j)
+}
+
+// planUndo is the plan of an undo of req.Turn: the runs it takes back,
+// newest first, and their steps. Call it with k.mu held.
+func (k *Keeper) planUndo(ws *tools.Workspace, req Request) (*sessionState, journal, error) {
+	st, err := k.session(req.Session)
+	if err != nil {
+		return nil, journal{}, err
 	}
 	var active []*Record
 	for _, r := range k.recs {
@@ -175,7 +185,7 @@ func (k *Keeper) Undo(ws *tools.Workspace, req Request) (Result, error) {
 			turn = max(turn, r.Turn)
 		}
 		if turn == 0 {
-			return Result{}, nothing("no turn of this session changed files that are not undone already")
+			return nil, journal{}, nothing("no turn of this session changed files that are not undone already")
 		}
 	}
 	var sel []*Record
@@ -185,18 +195,18 @@ func (k *Keeper) Undo(ws *tools.Workspace, req Request) (Result, error) {
 		}
 	}
 	if len(sel) == 0 || !slices.ContainsFunc(sel, func(r *Record) bool { return r.Turn == turn }) && req.Turn != 0 {
-		return Result{}, nothing("turn %d changed no files, or its changes are undone already", turn)
+		return nil, journal{}, nothing("turn %d changed no files, or its changes are undone already", turn)
 	}
 	slices.Reverse(sel) // newest first
 	for _, r := range sel {
 		if r.Evicted {
-			return Result{}, nothing("turn %d can no longer be undone: its records were evicted to stay within undo.max_bytes and undo.max_age", r.Turn)
+			return nil, journal{}, k.evicted(r, "undone", turn)
 		}
 		if r.NotUndoable != "" {
-			return Result{}, nothing("turn %d cannot be undone: %s", r.Turn, r.NotUndoable)
+			return nil, journal{}, nothing("turn %d cannot be undone: %s", r.Turn, r.NotUndoable)
 		}
 		if err := sameWorkspace(r, ws); err != nil {
-			return Result{}, err
+			return nil, journal{}, err
 		}
 	}
 	var steps []step
@@ -210,7 +220,23 @@ func (k *Keeper) Undo(ws *tools.Workspace, req Request) (Result, error) {
 			op.Turns = append(op.Turns, r.Turn)
 		}
 	}
-	return k.run(ws, req, "undo", st, journal{Session: req.Session, Op: op, Steps: steps, Records: seqs(sel), Workspace: ws.Dir()})
+	return st, journal{Session: req.Session, Op: op, Steps: steps, Records: seqs(sel), Workspace: ws.Dir()}, nil
+}
+
+// evicted is the nothing-to-undo error of a turn whose records were
+// evicted: it says plainly that the turn can no longer be undone (or
+// redone), and which limit took its kept copies. asked is the turn the user
+// asked for, named when it differs.
+func (k *Keeper) evicted(r *Record, verb string, asked int) error {
+	why := fmt.Sprintf("to keep the undo records within undo.max_bytes (%s)", size(k.lim.MaxBytes))
+	if k.lim.MaxAge > 0 && r.At.Before(k.now().Add(-k.lim.MaxAge)) {
+		why = fmt.Sprintf("because they were older than undo.max_age (%s)", k.lim.MaxAge)
+	}
+	also := ""
+	if asked != 0 && asked != r.Turn {
+		also = fmt.Sprintf(", so turn %d cannot be either", asked)
+	}
+	return nothing("turn %d can no longer be %s: the copies of its files that undo kept were evicted %s%s", r.Turn, verb, why, also)
 }
 
 // Redo re-applies what the session's last undo reverted, under the same
@@ -218,12 +244,22 @@ func (k *Keeper) Undo(ws *tools.Workspace, req Request) (Result, error) {
 func (k *Keeper) Redo(ws *tools.Workspace, req Request) (Result, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	st, err := k.session(req.Session)
+	st, j, err := k.planRedo(ws, req)
 	if err != nil {
 		return Result{}, err
 	}
+	return k.run(ws, req, "redo", st, j)
+}
+
+// planRedo is the plan of a redo: the runs the last undo reverted, oldest
+// first, and their steps. Call it with k.mu held.
+func (k *Keeper) planRedo(ws *tools.Workspace, req Request) (*sessionState, journal, error) {
+	st, err := k.session(req.Session)
+	if err != nil {
+		return nil, journal{}, err
+	}
 	if len(st.Redo) == 0 {
-		return Result{}, nothing("nothing to redo: no undo of this session is left to re-apply")
+		return nil, journal{}, nothing("nothing to redo: no undo of this session is left to re-apply")
 	}
 	undoID := st.Redo[len(st.Redo)-1]
 	var sel []*Record // oldest first
@@ -233,16 +269,16 @@ func (k *Keeper) Redo(ws *tools.Workspace, req Request) (Result, error) {
 		}
 	}
 	if len(sel) == 0 {
-		return Result{}, nothing("nothing to redo: the runs of the last undo are gone")
+		return nil, journal{}, nothing("nothing to redo: the runs of the last undo are gone")
 	}
 	var steps []step
 	op := Op{ID: "r_" + randomHex(), Kind: "redo", At: k.now().UTC(), By: req.By, Force: req.Force}
 	for _, r := range sel {
 		if r.Evicted {
-			return Result{}, nothing("turn %d can no longer be redone: its records were evicted to stay within undo.max_bytes and undo.max_age", r.Turn)
+			return nil, journal{}, k.evicted(r, "redone", 0)
 		}
 		if err := sameWorkspace(r, ws); err != nil {
-			return Result{}, err
+			return nil, journal{}, err
 		}
 		steps = append(steps, redoSteps(r)...)
 		op.Runs = append(op.Runs, r.ExecutionID)
@@ -250,7 +286,7 @@ func (k *Keeper) Redo(ws *tools.Workspace, req Request) (Result, error) {
 			op.Turns = append(op.Turns, r.Turn)
 		}
 	}
-	return k.run(ws, req, "redo", st, journal{Session: req.Session, Op: op, Steps: steps, Redo: undoID, Records: seqs(sel), Workspace: ws.Dir()})
+	return st, journal{Session: req.Session, Op: op, Steps: steps, Redo: undoID, Records: seqs(sel), Workspace: ws.Dir()}, nil
 }
 
 // sameWorkspace refuses a record of a run in another workspace folder than
@@ -431,12 +467,8 @@ func (k *Keeper) diff(p string, left, now State, nowData []byte) string {
 
 // run checks and applies a plan with its journal.
 func (k *Keeper) run(ws *tools.Workspace, req Request, verb string, st *sessionState, j journal) (Result, error) {
-	conflicts := k.check(ws, j.Steps, verb)
-	if len(conflicts) > 0 && (!req.Force || slices.ContainsFunc(conflicts, func(c Conflict) bool { return c.Hard })) {
-		if req.Force {
-			conflicts = slices.DeleteFunc(conflicts, func(c Conflict) bool { return !c.Hard })
-		}
-		return Result{}, &ConflictError{Verb: verb, Conflicts: conflicts}
+	if err := k.refusal(ws, j.Steps, verb, req.Force); err != nil {
+		return Result{}, err
 	}
 	// The pre-images: what each path holds now, kept so a failure can put it back.
 	var blobs []store.UndoBlob
@@ -478,6 +510,20 @@ func (k *Keeper) run(ws *tools.Workspace, req Request, verb string, st *sessionS
 		return Result{}, err
 	}
 	return Result{Op: j.Op, Note: note(j.Op)}, nil
+}
+
+// refusal is the *ConflictError that refuses a plan, or nil when it may
+// run: a conflict refuses it unless force, and a hard one always does (then
+// only the hard ones are named, as force would override the rest).
+func (k *Keeper) refusal(ws *tools.Workspace, steps []step, verb string, force bool) error {
+	conflicts := k.check(ws, steps, verb)
+	if len(conflicts) == 0 || force && !slices.ContainsFunc(conflicts, func(c Conflict) bool { return c.Hard }) {
+		return nil
+	}
+	if force {
+		conflicts = slices.DeleteFunc(conflicts, func(c Conflict) bool { return !c.Hard })
+	}
+	return &ConflictError{Verb: verb, Conflicts: conflicts}
 }
 
 // apply makes one step's change.

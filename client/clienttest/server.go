@@ -63,8 +63,23 @@ type Server struct {
 	// environment variable overrides the safety settings. The calls stay pending.
 	ConfigLocked string
 
+	// Undo, when set, answers POST /sessions/{id}/undo and /redo (verb "undo"
+	// or "redo"; a redo's body is read into req too) with a status and a JSON
+	// body. It runs with the Server's lock held: it may change Details, but
+	// must not call the Server's methods.
+	Undo func(session, verb string, req api.UndoRequest) (status int, body any)
+
 	grants map[string][]api.SessionGrant // by session
 	nGrant int
+	undos  []string // "undo s_1 {...}" per undo or redo request
+}
+
+// Undos returns the undo and redo requests received so far, each as
+// "VERB SESSION BODY".
+func (s *Server) Undos() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.undos)
 }
 
 // Grants returns the session grants a session holds now: those given by decisions
@@ -229,6 +244,19 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (stream func()) 
 			p.Entries = []api.PolicyEntry{}
 		}
 		writeJSON(w, 200, p)
+	case r.Method == "POST" && strings.HasPrefix(r.URL.Path, "/sessions/") && (strings.HasSuffix(r.URL.Path, "/undo") || strings.HasSuffix(r.URL.Path, "/redo")):
+		rest := strings.TrimPrefix(r.URL.Path, "/sessions/")
+		id, verb := rest[:len(rest)-len("/undo")], rest[len(rest)-len("undo"):]
+		var req api.UndoRequest
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		b, _ := json.Marshal(req)
+		s.undos = append(s.undos, verb+" "+id+" "+string(b))
+		if s.Undo == nil {
+			fail(w, 404, api.CodeNotFound, "no such endpoint.")
+			return nil
+		}
+		status, body := s.Undo(id, verb, req)
+		writeJSON(w, status, body)
 	case strings.HasPrefix(r.URL.Path, "/sessions/") && strings.Contains(r.URL.Path, "/grants"):
 		s.grantsEndpoint(w, r)
 	case r.Method == "DELETE" && strings.HasPrefix(r.URL.Path, "/sessions/"):

@@ -180,6 +180,9 @@ func toolLine(t api.ToolUse, width int) string {
 	case t.DurationMS >= 0: // < 0: not known, as for a run read back from its tool message
 		tail = append(tail, fmt.Sprintf("%dms", t.DurationMS))
 	}
+	if t.Undone {
+		tail = append([]string{"undone"}, tail...) // its file changes were taken back (/undo)
+	}
 	if t.ExecutionID != "" {
 		tail = append(tail, client.Visible(t.ExecutionID))
 	}

@@ -17,6 +17,7 @@ type keyMap struct {
 	Approve, Deny, Session, Always, ApproveAll, DenyAll  key.Binding
 	Full                                                 key.Binding
 	Skip, Back, Pick, Move, Yes, No, Revoke              key.Binding
+	Force                                                key.Binding // f under an undo's conflict
 }
 
 func newKeyMap() keyMap {
@@ -44,6 +45,7 @@ func newKeyMap() keyMap {
 		Yes:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
 		No:         key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
 		Revoke:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "revoke")),
+		Force:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force")),
 	}
 }
 
@@ -76,6 +78,10 @@ func (k keyMap) forMode(m mode, busy bool, b *client.Batch) help.KeyMap {
 		return bindings{k.Yes, k.No, k.Quit}
 	case modeGrants:
 		return bindings{k.Move, k.Revoke, k.Back, k.Quit}
+	case modeUndo:
+		return bindings{k.Yes, k.No, k.Scroll, k.Quit}
+	case modeUndoForce:
+		return bindings{k.Force, k.No, k.Scroll, k.Quit}
 	case modeReason:
 		return bindings{k.Skip, k.Quit}
 	case modeArgs:

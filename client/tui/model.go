@@ -124,13 +124,15 @@ type RulesMsg struct {
 type mode int
 
 const (
-	modeChat     mode = iota // typing into the input
-	modeApproval             // deciding a batch with y/n/s/r/a/d
-	modeReason               // typing the optional reason after n or d
-	modeArgs                 // reading the full arguments and changes after ?
-	modePicker               // choosing a session after /sessions
-	modeConfirm              // answering a y/n question (see question)
-	modeGrants               // choosing a grant to revoke after /grants
+	modeChat      mode = iota // typing into the input
+	modeApproval              // deciding a batch with y/n/s/r/a/d
+	modeReason                // typing the optional reason after n or d
+	modeArgs                  // reading the full arguments and changes after ?
+	modePicker                // choosing a session after /sessions
+	modeConfirm               // answering a y/n question (see question)
+	modeGrants                // choosing a grant to revoke after /grants
+	modeUndo                  // answering y/n under the preview of /undo or /redo
+	modeUndoForce             // answering f/n under an undo's conflict
 )
 
 // Model is the root Bubble Tea model of the chat.
@@ -167,6 +169,7 @@ type Model struct {
 	unseen bool
 
 	ask        *question // the y/n question of modeConfirm
+	undoing    *undoAsk  // the undo or redo asked about in modeUndo and modeUndoForce
 	denyRest   bool      // the reason being typed is for every remaining call (d)
 	tableTop   int       // the first row shown when the reader scrolled the table
 	tableMoved bool      // the reader scrolled the table; a decision brings back the current row
@@ -347,6 +350,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case RevokeMsg:
 		m.revokeAnswer(msg)
 		return m, nil
+	case UndoPreviewMsg, UndoMsg, UndoMarksMsg:
+		return m, m.undoUpdate(msg)
 	case RulesMsg:
 		if msg.Err != nil {
 			m.addError(msg.Err)
@@ -400,6 +405,8 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.pickerKey(k)
 	case modeGrants:
 		return m, m.grantsKey(k)
+	case modeUndo, modeUndoForce:
+		return m, m.undoKey(k)
 	}
 	// Typed fast or pasted without bracketed paste, text arrives as one KeyRunes
 	// message whose String() is the text itself: "delete" or "enter" would then
@@ -546,6 +553,8 @@ func (m *Model) command(line string) tea.Cmd {
 		return m.setPresetCmd(arg)
 	case "grants":
 		return m.grantsCommand(arg)
+	case "undo", "redo":
+		return m.undoCommand(name, arg)
 	case "tools":
 		return m.toolsCmd()
 	case "rules":
@@ -876,7 +885,11 @@ func (m *Model) View() string {
 	default:
 		sb.WriteString(m.paneView())
 		sb.WriteString("\n")
-		sb.WriteString(m.input.View())
+		if m.undoing != nil {
+			sb.WriteString(m.undoPrompt())
+		} else {
+			sb.WriteString(m.input.View())
+		}
 		sb.WriteString("\n")
 		sb.WriteString(m.noticeLine())
 	}

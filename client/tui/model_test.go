@@ -70,7 +70,7 @@ func drive(t testing.TB, m *Model, cmd tea.Cmd) (quit bool) {
 			queue = append(queue, msg...)
 		case tea.QuitMsg:
 			quit = true
-		case TurnMsg, HealthMsg, ConfigMsg, SessionsMsg, SessionMsg, TraceMsg, GrantsMsg, RevokeMsg, ToolsMsg, RulesMsg:
+		case TurnMsg, HealthMsg, ConfigMsg, SessionsMsg, SessionMsg, TraceMsg, GrantsMsg, RevokeMsg, ToolsMsg, RulesMsg, UndoPreviewMsg, UndoMsg, UndoMarksMsg:
 			_, next := m.Update(msg)
 			queue = append(queue, next)
 		}
@@ -818,7 +818,7 @@ func TestHelpLineFitsEightyColumns(t *testing.T) {
 		name string
 		mode mode
 		busy bool
-	}{{"chat", modeChat, false}, {"chat while a turn runs", modeChat, true}, {"approval", modeApproval, false}, {"reason", modeReason, false}, {"args", modeArgs, false}, {"picker", modePicker, false}, {"question", modeConfirm, false}, {"grants", modeGrants, false}} {
+	}{{"chat", modeChat, false}, {"chat while a turn runs", modeChat, true}, {"approval", modeApproval, false}, {"reason", modeReason, false}, {"args", modeArgs, false}, {"picker", modePicker, false}, {"question", modeConfirm, false}, {"grants", modeGrants, false}, {"undo", modeUndo, false}, {"undo conflict", modeUndoForce, false}} {
 		t.Run(md.name, func(t *testing.T) {
 			m := newTestModel(t, clienttest.New(t), 80, 24)
 			// A call that takes s and r: the widest help of the approval screen.

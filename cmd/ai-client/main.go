@@ -71,6 +71,11 @@ usage:
   ai-client -p "MESSAGE" [--approve ask|all|none] [--json]
       one-shot: send MESSAGE, settle its approvals, print the answer and exit
 
+  ai-client undo [--session ID] [--turn N] [--yes] [--force] [--json]
+  ai-client redo [--session ID] [--yes] [--force] [--json]
+      show what undoing turn N (and every later turn) or redoing the last undo
+      would change in the workspace, ask, then do it; ai-client undo --help has more
+
 flags:
 `)
 	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
@@ -174,6 +179,9 @@ func serverURL(s string) (string, error) {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && (args[0] == "undo" || args[0] == "redo") {
+		return runUndo(args[0] == "redo", args[1:], stdin, stdout, stderr, getenv)
+	}
 	o, err := parse(args, stdout, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
