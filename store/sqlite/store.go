@@ -66,6 +66,10 @@ var _ store.Backend = (*Store)(nil)
 // checkpoint waiting for readers, before failing.
 const busyTimeoutMS = 5000
 
+// checkpointBusyMS is how long a RESTART or TRUNCATE checkpoint waits for the
+// readers still on the WAL before it gives up until the next tick.
+const checkpointBusyMS = 250
+
 // Bounds of the write-ahead log. Under steady load some reader always uses the
 // WAL, so SQLite never restarts it on its own and it grows without end; the
 // checkpointer (see checkpoints) keeps it within these.
@@ -166,8 +170,11 @@ func Open(path string) (*Store, error) {
 		read.Close()
 		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
 	}
+	// The checkpointer waits for readers with its own, shorter busy timeout:
+	// it holds the Store's write lock meanwhile (see checkpoint), and a
+	// checkpoint that could not finish is tried again on the next tick.
 	ckpt, err := sql.Open("sqlite", dsn(abs, url.Values{"_pragma": {
-		fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS),
+		fmt.Sprintf("busy_timeout(%d)", checkpointBusyMS),
 		fmt.Sprintf("journal_size_limit(%d)", walKeepBytes),
 	}}))
 	if err != nil {
@@ -298,8 +305,20 @@ func (s *Store) checkpoints() {
 
 // checkpoint runs one checkpoint of the given mode. A checkpoint that could
 // not finish (busy, or cut short by Close) is tried again on a later tick.
+//
+// A RESTART or TRUNCATE checkpoint needs SQLite's write lock, and a writer that
+// commits back to back takes it again at once every time (the busy handler
+// polls; nothing queues), so it would wait out its busy_timeout and fail
+// while the WAL grows without end. So the frames are first copied by a
+// PASSIVE checkpoint, which waits for nobody, and then the Store's own write
+// lock is held for the short rest: the writers of this process queue on it
+// while the WAL is restarted.
 func (s *Store) checkpoint(mode string) {
 	var busy, log, done int
+	if mode != "PASSIVE" {
+		_ = s.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &done)
+		defer s.writing()()
+	}
 	_ = s.ckpt.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &done)
 }
 
