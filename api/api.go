@@ -263,6 +263,23 @@ type SessionDetail struct {
 	SessionID    string        `json:"session_id"`
 	Messages     []Message     `json:"messages"`
 	ToolsPending []PendingTool `json:"tools_pending"`
+	// UndoLog is every undo and redo of the session, oldest first (left out
+	// when there was none).
+	UndoLog []UndoOp `json:"undo_log,omitempty"`
+}
+
+// An UndoOp is one undo or redo as the session's log keeps it: who asked,
+// which turns and runs (execution ids) it took back or put back, and which
+// files it changed.
+type UndoOp struct {
+	ID    string     `json:"id"`
+	Kind  string     `json:"kind"` // "undo" or "redo"
+	At    time.Time  `json:"at"`
+	By    string     `json:"by"`
+	Force bool       `json:"force,omitempty"`
+	Turns []int      `json:"turns"`
+	Runs  []string   `json:"runs"`
+	Files []UndoFile `json:"files"`
 }
 
 // An Execution is one record of the execution ledger (GET /executions/{id}).

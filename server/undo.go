@@ -172,6 +172,14 @@ func (s *Server) markUndone(session string, out *api.SessionDetail) {
 	if err != nil {
 		return
 	}
+	for _, op := range k.Ops(session) {
+		files := make([]api.UndoFile, len(op.Files))
+		for i, f := range op.Files {
+			files[i] = api.UndoFile{Path: f.Path, Action: f.Action}
+		}
+		out.UndoLog = append(out.UndoLog, api.UndoOp{ID: op.ID, Kind: op.Kind, At: op.At, By: op.By, Force: op.Force,
+			Turns: op.Turns, Runs: op.Runs, Files: files})
+	}
 	undone := k.Undone(session)
 	if len(undone) == 0 {
 		return

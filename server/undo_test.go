@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,6 +142,22 @@ func TestUndoRedoOverTheAPI(t *testing.T) {
 	}
 	if code, _, e := h.redo(sid); code != 409 || e.Code != api.CodeNothingToUndo {
 		t.Errorf("second redo: %d %+v", code, e)
+	}
+
+	// The session's log keeps both, with who asked, the runs and the files.
+	var logged api.SessionDetail
+	h.do("GET", "/sessions/"+sid, nil, &logged)
+	if len(logged.UndoLog) != 2 {
+		t.Fatalf("undo log %+v, want the undo and the redo", logged.UndoLog)
+	}
+	u, r2 := logged.UndoLog[0], logged.UndoLog[1]
+	if u.Kind != "undo" || r2.Kind != "redo" || len(u.Runs) != 3 || !slices.Equal(u.Turns, []int{2, 1}) ||
+		!strings.HasPrefix(u.By, "api client") || len(u.Files) != 2 || u.At.IsZero() {
+		t.Errorf("undo log entry %+v", u)
+	}
+	// The redo puts the runs back oldest first, the undo took them newest first.
+	if !slices.Equal(slices.Sorted(slices.Values(r2.Runs)), slices.Sorted(slices.Values(u.Runs))) {
+		t.Errorf("the redo put back runs %v, the undo took back %v", r2.Runs, u.Runs)
 	}
 }
 
