@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -134,74 +133,6 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
 }
 
-// toolModel is an OpenAI-compatible endpoint on loopback that plays a turn
-// with one tool round, as real turns have: to the request of a turn's first
-// round it answers a write_file call (a note of the session's), and to the
-// request that carries that call's result a final answer citing its
-// execution id. Each answer comes after a delay drawn uniformly from
-// delay ± jitter. It reads requests without decoding them (the last marker,
-// and whether a tool message follows it), so what it costs is the model's,
-// not the server's. It records, by marker and round, when a request had fully
-// arrived and when its answer was written.
-type toolModel struct {
-	url   string
-	times sync.Map // "marker/round" -> [2]time.Time{arrived, answered}
-}
-
-// benchExecIDRe finds the execution id of the tool round in a request's tool message.
-var benchExecIDRe = regexp.MustCompile(`(write_file|list_directory)_[0-9]{13}_[0-9a-f]{8}`)
-
-func newToolModel(tb testing.TB, delay, jitter time.Duration) *toolModel {
-	m := &toolModel{}
-	var n atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, _ := io.ReadAll(r.Body)
-		arrived := time.Now()
-		i := bytes.LastIndex(req, []byte("marker-"))
-		if i < 0 {
-			http.Error(w, "no marker", 400)
-			return
-		}
-		j := i + len("marker-")
-		for j < len(req) && (req[j] >= '0' && req[j] <= '9' || req[j] == '-') {
-			j++
-		}
-		marker := string(req[i:j])
-		session := strings.SplitN(strings.TrimPrefix(marker, "marker-"), "-", 2)[0]
-		var msg llm.Message
-		round := 1
-		list := os.Getenv("AILAB_BENCH_TOOL") == "list_directory"
-		if bytes.Contains(req[j:], []byte(`"role":"tool"`)) {
-			round = 2
-			id := benchExecIDRe.Find(req[j:])
-			msg = llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("I saved the note in note-%s.txt (execution_id: %s).", session, id)}
-			if list {
-				msg.Content = fmt.Sprintf("The workspace has a few files (execution_id: %s).", id)
-			}
-		} else {
-			args, _ := json.Marshal(map[string]string{"path": "note-" + session + ".txt", "content": "A note of " + marker + "."})
-			call := llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: string(args)}
-			if list {
-				call = llm.ToolCall{ID: "call_1", Name: "list_directory", Arguments: `{"path":"."}`}
-			}
-			msg = llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call}}
-		}
-		body, _ := json.Marshal(llmtest.EncodeReply("fake", int(n.Add(1)), msg))
-		if d := delay; d > 0 || jitter > 0 {
-			if jitter > 0 {
-				d += time.Duration(rand.Int64N(int64(2*jitter)+1)) - jitter
-			}
-			time.Sleep(d)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-		m.times.Store(fmt.Sprintf("%s/%d", marker, round), [2]time.Time{arrived, time.Now()})
-	}))
-	tb.Cleanup(srv.Close)
-	m.url = srv.URL + "/v1"
-	return m
-}
-
 // benchModelDelay is the tool-round cases' model latency and its jitter:
 // 50 ms ± 25 by default, so the default run stays short;
 // AILAB_BENCH_MODEL_MS=500 gives the 500 ms ± 250 of a real model (the jitter
@@ -261,9 +192,13 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 			var app *server.App
 			rounds := 1
 			if tool {
-				model := newToolModel(b, delay, jitter)
-				times, rounds = &model.times, 2
-				url, token, app = benchApp(b, model.url, "minimal")
+				tool := llmtest.RoundWriteFile
+				if os.Getenv("AILAB_BENCH_TOOL") == "list_directory" {
+					tool = llmtest.RoundListDirectory
+				}
+				model := llmtest.NewToolRoundModel(b, tool, delay, jitter)
+				times, rounds = &model.Times, 2
+				url, token, app = benchApp(b, model.URL, "minimal")
 			} else {
 				model := newCannedModel(b, delay, "A short answer with no claims.")
 				times = &model.times

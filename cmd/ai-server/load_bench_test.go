@@ -5,14 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +18,6 @@ import (
 	"time"
 
 	"github.com/ailab/ai-lab/api"
-	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/llm/llmtest"
 )
 
@@ -85,7 +80,7 @@ func BenchmarkServeUnderLoad(b *testing.B) {
 		counts = []int{n}
 	}
 	for _, sessions := range counts {
-		for _, tool := range []string{"list_directory", "write_file"} {
+		for _, tool := range []string{llmtest.RoundListDirectory, llmtest.RoundWriteFile} {
 			b.Run(fmt.Sprintf("sessions=%d/tool=%s", sessions, tool), func(b *testing.B) {
 				runServeLoad(b, bin, sessions, tool, delay, duration)
 			})
@@ -94,8 +89,8 @@ func BenchmarkServeUnderLoad(b *testing.B) {
 }
 
 func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, duration time.Duration) {
-	model := newLoadModel(b, tool, delay, delay/2)
-	srv := startLoadServer(b, bin, model.url)
+	model := llmtest.NewToolRoundModel(b, tool, delay, delay/2)
+	srv := startLoadServer(b, bin, model.URL)
 	var mu sync.Mutex
 	var overheads []time.Duration
 	var errs, turns atomic.Int64
@@ -146,7 +141,7 @@ func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, du
 				session = s
 				ok := true
 				for r := 1; r <= 2; r++ {
-					v, found := model.times.Load(fmt.Sprintf("%s/%d", marker, r))
+					v, found := model.Times.Load(fmt.Sprintf("%s/%d", marker, r))
 					if !found {
 						ok = false
 						break
@@ -301,63 +296,4 @@ func (s *loadServer) walBytes() int64 {
 		return 0
 	}
 	return fi.Size()
-}
-
-// A loadModel is a fake OpenAI-compatible model: the first round of a turn
-// asks for the tool, the second answers citing its execution id. It keeps
-// when each round's request fully arrived and when its answer was written.
-type loadModel struct {
-	url   string
-	times sync.Map // "marker-S-T/round" -> [2]time.Time
-}
-
-var loadExecIDRe = regexp.MustCompile(`(write_file|list_directory)_[0-9]{13}_[0-9a-f]{8}`)
-
-func newLoadModel(b *testing.B, tool string, delay, jitter time.Duration) *loadModel {
-	m := &loadModel{}
-	var n atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, _ := io.ReadAll(r.Body)
-		arrived := time.Now()
-		i := bytes.LastIndex(req, []byte("marker-"))
-		if i < 0 {
-			http.Error(w, "no marker", 400)
-			return
-		}
-		j := i + len("marker-")
-		for j < len(req) && (req[j] >= '0' && req[j] <= '9' || req[j] == '-') {
-			j++
-		}
-		marker := string(req[i:j])
-		session := strings.SplitN(strings.TrimPrefix(marker, "marker-"), "-", 2)[0]
-		var msg llm.Message
-		round := 1
-		if bytes.Contains(req[j:], []byte(`"role":"tool"`)) {
-			round = 2
-			id := loadExecIDRe.Find(req[j:])
-			msg = llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("The workspace has a few files (execution_id: %s).", id)}
-			if tool == "write_file" {
-				msg.Content = fmt.Sprintf("I saved the note in note-%s.txt (execution_id: %s).", session, id)
-			}
-		} else {
-			call := llm.ToolCall{ID: "call_1", Name: "list_directory", Arguments: `{"path":"."}`}
-			if tool == "write_file" {
-				args, _ := json.Marshal(map[string]string{"path": "note-" + session + ".txt", "content": "A note of " + marker + "."})
-				call = llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: string(args)}
-			}
-			msg = llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call}}
-		}
-		body, _ := json.Marshal(llmtest.EncodeReply("fake", int(n.Add(1)), msg))
-		d := delay
-		if jitter > 0 {
-			d += time.Duration(rand.Int64N(int64(2*jitter)+1)) - jitter
-		}
-		time.Sleep(d)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-		m.times.Store(fmt.Sprintf("%s/%d", marker, round), [2]time.Time{arrived, time.Now()})
-	}))
-	b.Cleanup(srv.Close)
-	m.url = srv.URL + "/v1"
-	return m
 }
