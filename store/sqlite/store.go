@@ -536,6 +536,17 @@ CREATE TABLE undo_states (
 	data BLOB NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 6: fewer pages written per turn. Every save moves a session's
+	// updated_at and a trace's duration and success, so each of these indexes
+	// cost a page (two WAL writes) on every turn; what they served is cheap
+	// without them: the session list reads every session anyway, and the
+	// duration and failure filters of GET /traces walk traces_by_started
+	// newest first up to their limit.
+	`
+DROP INDEX sessions_by_updated;
+DROP INDEX traces_by_duration;
+DROP INDEX traces_by_success;
+`,
 }
 
 // migrate applies the migrations a database has not seen yet, each in its own
