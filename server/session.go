@@ -265,7 +265,9 @@ func messageSize(m llm.Message) int {
 // histories keeps the decoded conversations of recently used sessions, so a
 // turn does not re-read and re-decode a long session from the database: the
 // session's version (its save count, read with the lease) says whether the
-// copy is current. Bounded to maxHistories sessions, least recently used out.
+// copy is current. Bounded to maxHistories sessions and maxHistoryChars
+// characters of messages in all, least recently used out (the one just used
+// always stays).
 type histories struct {
 	mu    sync.Mutex
 	byID  map[string]*history
@@ -273,6 +275,19 @@ type histories struct {
 }
 
 const maxHistories = 256
+
+// maxHistoryChars bounds the messages kept decoded in memory, in characters
+// (a variable for tests). A session dropped from memory is read again from
+// the database on its next turn.
+var maxHistoryChars = 64 << 20
+
+// chars is the size of the history's messages in characters.
+func (h *history) chars() int {
+	if len(h.sums) == 0 {
+		return 0
+	}
+	return h.sums[len(h.sums)-1]
+}
 
 // load returns the session's history at version, from memory when current.
 func (hs *histories) load(ctx context.Context, st Store, id string, version int64) (*history, error) {
@@ -322,7 +337,12 @@ func (hs *histories) touch(id string, h *history) {
 		}
 	}
 	hs.order = append(hs.order, id)
-	for len(hs.order) > maxHistories {
+	total := 0
+	for _, h := range hs.byID {
+		total += h.chars()
+	}
+	for len(hs.order) > 1 && (len(hs.order) > maxHistories || total > maxHistoryChars) {
+		total -= hs.byID[hs.order[0]].chars()
 		delete(hs.byID, hs.order[0])
 		hs.order = hs.order[1:]
 	}
