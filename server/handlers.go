@@ -18,10 +18,10 @@ import (
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/policy"
+	"github.com/ailab/ai-lab/secret"
 	"github.com/ailab/ai-lab/server/verify"
 	"github.com/ailab/ai-lab/store"
 	"github.com/ailab/ai-lab/tools"
-	"github.com/ailab/ai-lab/tracing"
 )
 
 func (s *Server) health(c *gin.Context) {
@@ -513,8 +513,8 @@ func (s *Server) execution(c *gin.Context) {
 		return
 	}
 	// The ledger keeps arguments exactly; what it shows masks secrets, as traces do.
-	e.Arguments = tracing.MaskArguments(e.Arguments)
-	e.Error = tracing.MaskText(e.Error)
+	e.Arguments = secret.MaskJSON(e.Arguments)
+	e.Error = secret.Mask(e.Error)
 	c.JSON(http.StatusOK, e)
 }
 
@@ -537,9 +537,9 @@ func (s *Server) trace(c *gin.Context) {
 func maskTrace(t *api.Trace) {
 	for i := range t.Calls {
 		c := &t.Calls[i]
-		c.Arguments = tracing.MaskArguments(c.Arguments)
-		c.Result = tracing.MaskText(c.Result)
-		c.Error = tracing.MaskText(c.Error)
+		c.Arguments = secret.MaskJSON(c.Arguments)
+		c.Result = secret.Mask(c.Result)
+		c.Error = secret.Mask(c.Error)
 	}
 }
 

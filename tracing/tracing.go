@@ -32,6 +32,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/secret"
 )
 
 // ServiceName is the service.name of every exported span.
@@ -177,10 +178,10 @@ func (e *Exporter) startCall(parent context.Context, c api.TraceCall) context.Co
 	// Masked again: the chain may have been stored before masking by value
 	// existed. Both functions return masked text unchanged.
 	if len(c.Arguments) > 0 {
-		attrs = append(attrs, attribute.String(AttrArguments, string(MaskArguments(c.Arguments))))
+		attrs = append(attrs, attribute.String(AttrArguments, string(secret.MaskJSON(c.Arguments))))
 	}
 	if c.Result != "" {
-		attrs = append(attrs, attribute.String(AttrResult, MaskText(c.Result)))
+		attrs = append(attrs, attribute.String(AttrResult, secret.Mask(c.Result)))
 	}
 	kind := trace.SpanKindInternal
 	if c.Kind == api.CallModel {
@@ -188,7 +189,7 @@ func (e *Exporter) startCall(parent context.Context, c api.TraceCall) context.Co
 	}
 	ctx, span := e.tracer.Start(parent, name, trace.WithTimestamp(c.StartedAt), trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
 	if !c.Success {
-		msg := MaskText(c.Error)
+		msg := secret.Mask(c.Error)
 		if msg == "" {
 			msg = "the call failed"
 		}

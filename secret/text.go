@@ -1,8 +1,8 @@
-package tracing
+package secret
 
 import "strings"
 
-// MaskText returns s with the secrets it recognises replaced by Masked:
+// Mask returns s with the secrets it recognises replaced by Masked:
 //
 //   - the password of a URL (scheme://user:password@host keeps scheme, user
 //     and host); a user name alone is kept unless it looks like a token
@@ -34,10 +34,10 @@ import "strings"
 //
 // Ordinary text is left alone: "skip", "task-sk-…" (sk- inside a word), a
 // token bucket in prose, max_tokens=5, commit hashes, URLs without
-// credentials. Masking is idempotent: MaskText(MaskText(s)) == MaskText(s).
+// credentials. Masking is idempotent: Mask(Mask(s)) == Mask(s).
 // Text without secrets is returned without copying. A secret with neither
 // a telling name nor a known format (mysql -phunter2) cannot be recognised.
-func MaskText(s string) string {
+func Mask(s string) string {
 	if s == "" {
 		return s
 	}
@@ -47,7 +47,7 @@ func MaskText(s string) string {
 // The scanner is hand-written rather than a regexp: RE2 has no look-behind,
 // and the rules depend on what precedes a match (a word boundary before sk-,
 // a line start before NAME=value, ? or & before a query parameter); it also
-// runs on every tool result: on BenchmarkMaskText's page text a single
+// runs on every tool result: on BenchmarkMask's page text a single
 // regexp for roughly the same rules ran at under 4 MB/s, one pass over a
 // byte table at well over 100 MB/s.
 
@@ -122,7 +122,7 @@ type masker struct {
 
 func (m *masker) replace(from, to int, with string) {
 	if m.s[from:to] == with {
-		return // already masked: no copy for text that went through MaskText
+		return // already masked: no copy for text that went through Mask
 	}
 	if !m.copying {
 		m.copying = true
@@ -142,7 +142,7 @@ func (m *masker) result() string {
 }
 
 // back returns the byte before s[k] as it is written out, so that rules
-// that look behind decide the same on MaskText's output as on its input:
+// that look behind decide the same on Mask's output as on its input:
 // right after a replacement that is the '*' of Masked. ok is false at the
 // start of the text.
 func (m *masker) back(k int) (c byte, ok bool) {

@@ -1,4 +1,4 @@
-package tracing
+package secret
 
 import (
 	"math/rand/v2"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Keys in the formats MaskText knows; none of them is real.
+// Keys in the formats Mask knows; none of them is real.
 const (
 	fakeOpenAI     = "sk-abc123DEF456ghi789JKL012mno345PQR678stu"
 	fakeOpenAIProj = "sk-proj-Ab3_cD4-eF5gH6iJ7kL8mN9oP0qR1sT2uV3wX4yZ5"
@@ -18,7 +18,7 @@ const (
 	fakeJWT        = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
 )
 
-func TestMaskTextSecrets(t *testing.T) {
+func TestMaskSecrets(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		// URL credentials
 		{"URL password", "GET http://admin:hunter2pw@example.com/api", "GET http://admin:***@example.com/api"},
@@ -87,14 +87,14 @@ func TestMaskTextSecrets(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := MaskText(tc.in); got != tc.want {
-				t.Errorf("MaskText(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			if got := Mask(tc.in); got != tc.want {
+				t.Errorf("Mask(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 			}
 		})
 	}
 }
 
-func TestMaskTextKeepsLookAlikes(t *testing.T) {
+func TestMaskKeepsLookAlikes(t *testing.T) {
 	for _, in := range []string{
 		"A token bucket limits the rate; each request takes one token.",
 		"skip the skim; ask-me-anything; task-sk-1234567890abcdefghijkl",
@@ -117,33 +117,13 @@ func TestMaskTextKeepsLookAlikes(t *testing.T) {
 		"",
 		"Ünïcödé tëxt — naïve café ☕",
 	} {
-		if got := MaskText(in); got != in {
-			t.Errorf("MaskText(%q) = %q, want it unchanged", in, got)
+		if got := Mask(in); got != in {
+			t.Errorf("Mask(%q) = %q, want it unchanged", in, got)
 		}
 	}
 }
 
-func TestSafeResult(t *testing.T) {
-	// The key starts before the cut and ends after it: truncating first
-	// would leave a prefix that no rule recognises.
-	in := strings.Repeat("x", MaxResultChars-10) + " " + fakeGitHub + " tail"
-	got := SafeResult(in)
-	if strings.Contains(got, fakeGitHub[:9]) {
-		t.Errorf("SafeResult kept the start of a key cut by truncation: %q", got[len(got)-60:])
-	}
-	if !strings.HasPrefix(got, strings.Repeat("x", MaxResultChars-10)+" ***") {
-		t.Errorf("SafeResult lost the text around the key: %q", got[len(got)-60:])
-	}
-	if got := SafeResult("ok"); got != "ok" {
-		t.Errorf("SafeResult(ok) = %q", got)
-	}
-	long := strings.Repeat("é", 1500)
-	if got := SafeResult(long); got != TruncateResult(long) {
-		t.Error("SafeResult does not truncate like TruncateResult")
-	}
-}
-
-// plant returns a key in one of the formats MaskText knows, made from seed.
+// plant returns a key in one of the formats Mask knows, made from seed.
 func plant(seed uint64) string {
 	r := rand.New(rand.NewPCG(seed, seed>>7))
 	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -167,7 +147,7 @@ func plant(seed uint64) string {
 	}
 }
 
-func FuzzMaskText(f *testing.F) {
+func FuzzMask(f *testing.F) {
 	for _, s := range []string{
 		"http://admin:hunter2pw@example.com/?api_key=XYZ&q=go",
 		"OPENAI_API_KEY=" + fakeOpenAI + "\nDB_PASSWORD=hunter2\n",
@@ -183,12 +163,12 @@ func FuzzMaskText(f *testing.F) {
 		f.Add(s, uint16(len(s)/2), uint64(len(s)))
 	}
 	f.Fuzz(func(t *testing.T, in string, at uint16, seed uint64) {
-		out := MaskText(in)
+		out := Mask(in)
 		if utf8.ValidString(in) && !utf8.ValidString(out) {
-			t.Fatalf("MaskText(%q) = %q is not valid UTF-8", in, out)
+			t.Fatalf("Mask(%q) = %q is not valid UTF-8", in, out)
 		}
-		if again := MaskText(out); again != out {
-			t.Fatalf("MaskText is not idempotent:\n in    %q\n once  %q\n twice %q", in, out, again)
+		if again := Mask(out); again != out {
+			t.Fatalf("Mask is not idempotent:\n in    %q\n once  %q\n twice %q", in, out, again)
 		}
 
 		key := plant(seed)
@@ -197,7 +177,7 @@ func FuzzMaskText(f *testing.F) {
 			i--
 		}
 		planted := in[:i] + " " + key + " " + in[i:]
-		if got := MaskText(planted); strings.Contains(got, key) {
+		if got := Mask(planted); strings.Contains(got, key) {
 			t.Fatalf("planted key %s survived in %q", key, got)
 		}
 	})
@@ -226,15 +206,15 @@ func pageText() string {
 	return b.String()
 }
 
-func BenchmarkMaskText(b *testing.B) {
+func BenchmarkMask(b *testing.B) {
 	text := pageText()
-	clean := MaskText(text)
+	clean := Mask(text)
 	for _, bc := range []struct{ name, text string }{{"with secrets", text}, {"already masked", clean}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bc.text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				MaskText(bc.text)
+				Mask(bc.text)
 			}
 		})
 	}
