@@ -23,7 +23,9 @@ var invalidArguments = json.RawMessage(`"(arguments were not valid JSON and are 
 // passed through Mask, so that a secret is masked by what it is as well
 // as by where it is: the content of a file being written, a URL with a
 // password, a key under an innocent name. Numbers, booleans and null are kept
-// as they are. Empty input is returned unchanged.
+// as they are, and an array of strings is read as a command line too (see
+// MaskArgv). Arguments with nothing to mask, and empty input, are returned
+// unchanged, in their own spelling and key order.
 func MaskJSON(args json.RawMessage) json.RawMessage {
 	if len(bytes.TrimSpace(args)) == 0 {
 		return args
@@ -39,7 +41,11 @@ func MaskJSON(args json.RawMessage) json.RawMessage {
 		// the model wrote as broken JSON, and a secret may sit inside it.
 		return maskWrapped(s)
 	}
-	out, err := json.Marshal(mask(v))
+	masked, changed := mask(v)
+	if !changed {
+		return args
+	}
+	out, err := json.Marshal(masked)
 	if err != nil {
 		return invalidArguments
 	}
@@ -64,24 +70,79 @@ func maskWrapped(s string) json.RawMessage {
 	return out
 }
 
-func mask(v any) any {
+// mask masks v in place where it can and reports whether anything changed.
+func mask(v any) (any, bool) {
+	changed := false
 	switch t := v.(type) {
 	case map[string]any:
 		for k, val := range t {
 			if isSecretKey(k) {
-				t[k] = Masked
-			} else {
-				t[k] = mask(val)
+				if val != Masked {
+					t[k], changed = Masked, true
+				}
+				continue
 			}
+			var c bool
+			t[k], c = mask(val)
+			changed = changed || c
 		}
 	case []any:
+		flagged := false // the element before was a flag naming a secret
 		for i, val := range t {
-			t[i] = mask(val)
+			if str, ok := val.(string); ok && flagged && !strings.HasPrefix(str, "-") && str != Masked {
+				t[i], changed = Masked, true
+				flagged = false
+				continue
+			}
+			var c bool
+			t[i], c = mask(val)
+			changed = changed || c
+			str, _ := val.(string)
+			flagged = secretFlag(str)
 		}
 	case string:
-		return Mask(t)
+		m := Mask(t)
+		return m, m != t
 	}
-	return v
+	return v, changed
+}
+
+// MaskArgv returns a copy of a command line kept as a list (an MCP server's
+// command) with every argument masked and the argument after a flag that
+// names a secret (--token, --api-key, --password, -p is not one) replaced by
+// Masked; argv itself is not changed.
+func MaskArgv(argv []string) []string {
+	if argv == nil {
+		return nil
+	}
+	out := make([]string, len(argv))
+	flagged := false
+	for i, a := range argv {
+		if flagged && !strings.HasPrefix(a, "-") {
+			out[i] = Masked
+		} else {
+			out[i] = Mask(a)
+		}
+		flagged = secretFlag(a)
+	}
+	return out
+}
+
+// secretFlag reports a --flag, without a value of its own, whose name says
+// that the next argument is a secret.
+func secretFlag(a string) bool {
+	name, ok := strings.CutPrefix(a, "--")
+	return ok && name != "" && !strings.Contains(name, "=") && secretName(name, false)
+}
+
+// DetectField is Detect for a named value, such as an argument of a tool
+// call: a name that says secret (api_key, password) is enough, as it is for
+// MaskJSON.
+func DetectField(name, value string) (kind string, ok bool) {
+	if value != "" && value != Masked && isSecretKey(name) {
+		return nameKind(name), true
+	}
+	return Detect(value)
 }
 
 func isSecretKey(k string) bool {

@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -135,13 +136,21 @@ func plant(seed uint64) string {
 		}
 		return string(b)
 	}
-	switch seed % 4 {
+	switch seed % 8 {
 	case 0:
 		return "ghp_" + pick(alnum, 36)
 	case 1:
 		return "sk-proj-" + pick(alnum, 40) + "7"
 	case 2:
 		return "AKIA" + pick(upper, 16)
+	case 3:
+		return "AIza" + pick(alnum, 35)
+	case 4:
+		return "glpat-" + pick(alnum, 20)
+	case 5:
+		return "sk_live_" + pick(alnum, 24)
+	case 6:
+		return "npm_" + pick(alnum, 36)
 	default:
 		return "github_pat_" + pick(alnum, 22) + "_" + pick(alnum, 59)
 	}
@@ -159,11 +168,22 @@ func FuzzMask(f *testing.F) {
 		fakeGitHub + "-" + fakeOpenAIProj + "_" + fakeAWS,
 		"a token bucket; skip; max_tokens=5",
 		"https://" + fakeGitHub + "@github.com x:y@z",
+		"run --token abc --api-key 'x y' --password=p",
+		"my password is swordfish; the API key is Zz9",
+		"AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH",
 	} {
 		f.Add(s, uint16(len(s)/2), uint64(len(s)))
 	}
 	f.Fuzz(func(t *testing.T, in string, at uint16, seed uint64) {
 		out := Mask(in)
+		// Each masked span becomes *** (a private key block's body \n***\n),
+		// so the text can grow, but never by more than this.
+		if len(out) > 3*len(in)+8 {
+			t.Fatalf("Mask grew %d bytes to %d: %q", len(in), len(out), out)
+		}
+		if _, found := Detect(in); found != (out != in) {
+			t.Fatalf("Detect(%q) = %v, but Mask gives %q", in, found, out)
+		}
 		if utf8.ValidString(in) && !utf8.ValidString(out) {
 			t.Fatalf("Mask(%q) = %q is not valid UTF-8", in, out)
 		}
@@ -206,10 +226,18 @@ func pageText() string {
 	return b.String()
 }
 
+// BenchmarkMask measures Mask on a 64 KB tool result (a page with a few
+// secrets), the same text once masked (what a second surface sees), and
+// the page as JSON text, as a read_file result is sent.
 func BenchmarkMask(b *testing.B) {
 	text := pageText()
+	for len(text) < 64<<10 {
+		text += text
+	}
+	text = strings.ToValidUTF8(text[:64<<10], "")
 	clean := Mask(text)
-	for _, bc := range []struct{ name, text string }{{"with secrets", text}, {"already masked", clean}} {
+	quoted, _ := json.Marshal(map[string]string{"content": text})
+	for _, bc := range []struct{ name, text string }{{"with secrets", text}, {"already masked", clean}, {"as JSON", string(quoted)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bc.text)))
 			b.ReportAllocs()
