@@ -871,7 +871,9 @@ func (r *turnRun) runTool(c plannedCall, decision, reason string) (string, error
 		rec.Error = runErr.Error()
 		use.Status, use.Error = api.StatusError, runErr.Error()
 		tc.Error = secret.Mask(runErr.Error())
-		msg["error"] = runErr.Error()
+		// The model needs what went wrong, not a key the error quotes (a
+		// URL's query, an upstream's answer).
+		msg["error"] = tc.Error
 		content = mustJSON(msg)
 	} else {
 		msg["result"] = result
