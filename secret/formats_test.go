@@ -30,6 +30,7 @@ func TestMaskFormats(t *testing.T) {
 		// URLs: query keys and userinfo
 		{"query api-key", "https://llm.example/v1?api-key=SECRET123", "https://llm.example/v1?api-key=***"},
 		{"query key and sig", "https://x.example/?key=abc&sig=def&v=2", "https://x.example/?key=***&sig=***&v=2"},
+		{"query value before a colon", "fetch http://h/p?api_key=abc: refused", "fetch http://h/p?api_key=***: refused"},
 		{"query access_token and secret", "http://h/cb?access_token=a1&secret=b2&page=3", "http://h/cb?access_token=***&secret=***&page=3"},
 		// command lines
 		{"--token VALUE", "mcp-server --token abcdef123 --port 8", "mcp-server --token *** --port 8"},

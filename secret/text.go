@@ -525,6 +525,9 @@ func (m *masker) value(v int, atLine, escaped bool, kind string) int {
 		e = lineEnd(s, a, escaped)
 	} else {
 		e = wordEnd(s, a)
+		if e > a+1 && s[e-1] == ':' && (e == len(s) || class[s[e]]&cSpace != 0) {
+			e-- // the colon of a sentence that goes on: "GET …?key=X: refused"
+		}
 	}
 	if e > a && !literal(s[a:e]) {
 		m.replace(a, e, Masked, kind)

@@ -919,6 +919,11 @@ func (r *turnRun) validate(reply string) ([]verify.Issue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checking the reply against the ledger: %w", err)
 	}
+	for i := range issues {
+		// An issue may quote a run's error or arguments; it goes to the model
+		// (asked again), the trace and the user.
+		issues[i].Message = secret.Mask(issues[i].Message)
+	}
 	return issues, nil
 }
 
