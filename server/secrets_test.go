@@ -226,4 +226,3 @@ func TestApprovalShowsTheExactArguments(t *testing.T) {
 		t.Fatalf("tools_pending does not show the exact arguments: %+v", pending)
 	}
 }
-
