@@ -33,8 +33,8 @@ func MaskJSON(args json.RawMessage) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber() // keeps 12345678901234567890 exact
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return invalidArguments
+	if err := dec.Decode(&v); err != nil || len(bytes.Trim(args[dec.InputOffset():], " \t\r\n")) > 0 {
+		return invalidArguments // broken, or more after the value ("0 ]")
 	}
 	if s, ok := v.(string); ok {
 		// Arguments are objects; a string is how the server keeps arguments

@@ -20,11 +20,18 @@ import "strings"
 //     (env and YAML values may hold spaces); elsewhere it ends at a space or
 //     at one of & , ; < > and quotes. Values that open an object or a list
 //     ({ or [) and the literals true, false and null are kept;
+//   - the value after a command-line flag with such a name, --token VALUE,
+//     --api-key VALUE, --password VALUE (not a path, not another flag);
 //   - well-known key formats standing as a word of their own (after a
 //     space, punctuation or a JSON escape such as \n): OpenAI sk-…,
-//     GitHub ghp_, gho_, ghu_, ghs_, ghr_ and github_pat_, AWS access key
-//     ids (AKIA or ASIA and 16 upper-case letters or digits), Slack xoxb-,
-//     xoxp-, xoxa-, xoxr- and xoxs-;
+//     Stripe sk_live_, sk_test_, rk_live_ and rk_test_, Google AIza… (39
+//     characters), GitHub ghp_, gho_, ghu_, ghs_, ghr_ and github_pat_,
+//     GitLab glpat-, npm npm_, Hugging Face hf_, AWS access key ids (AKIA
+//     or ASIA and 16 upper-case letters or digits), Slack xoxb-, xoxp-,
+//     xoxa-, xoxr- and xoxs-;
+//   - a password told in a sentence: the word after "password is",
+//     "passphrase was", "the API key is" (see prose), unless it is an
+//     ordinary word such as wrong or required;
 //   - the token after Bearer (and after the scheme word of an Authorization
 //     value: Bearer, Basic, Digest, Token, Negotiate) when it looks like one:
 //     8 or more characters with letters and digits, or 20 or more with both

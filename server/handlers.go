@@ -25,7 +25,8 @@ import (
 )
 
 func (s *Server) health(c *gin.Context) {
-	c.JSON(http.StatusOK, api.Health{Status: "ok", Version: Version, Model: s.model().Model(), ModelStatus: s.modelStatus()})
+	// Unauthenticated: the model check's sentence may quote the base URL.
+	c.JSON(http.StatusOK, api.Health{Status: "ok", Version: Version, Model: s.model().Model(), ModelStatus: secret.Mask(s.modelStatus())})
 }
 
 // chat starts a user turn: POST /chat. The turn ends when the client goes away:

@@ -1,10 +1,8 @@
 // Package tracing exports the call chains of user turns (api.Trace) as
 // OpenTelemetry spans over OTLP/HTTP, so a team can look at them in Jaeger,
-// Tempo or any OTLP backend, and holds the masking rules for everything the
-// server shows, stores, exports or logs about a run: MaskArguments masks
-// tool arguments by key name and by value, MaskText masks secrets in free
-// text (results, errors, log lines), SafeResult masks and truncates a result
-// for a trace, and NewMaskingHandler applies MaskText to a slog.Handler.
+// Tempo or any OTLP backend. It masks with package secret, the one rule set
+// for everything the server shows: SafeResult masks and truncates a result
+// for a trace, and NewMaskingHandler applies secret.Mask to a slog.Handler.
 //
 // It only exports: the chains themselves are stored and queried by the
 // server. The exporter masks every argument, result and error again before
@@ -12,7 +10,7 @@
 // or built elsewhere, never leaves the process with its secrets. It must
 // never install global OpenTelemetry state (tracer provider, error handler),
 // never run an exporter when no endpoint is configured, and never import
-// anything of ours but api.
+// anything of ours but api and secret.
 package tracing
 
 import (
