@@ -1,10 +1,15 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/llm/llmtest"
@@ -204,10 +209,17 @@ func TestToolRunsAreMaskedOnEverySurface(t *testing.T) {
 
 // TestApprovalShowsTheExactArguments: the calls the user decides on keep
 // their exact arguments in tools_pending (the client notes what looks like a
-// secret), while the tool_call event of the same call is masked.
+// secret), while the tool_call event of the same call is masked, and so is
+// the preview of the file it overwrites, whose old key the server read.
 func TestApprovalShowsTheExactArguments(t *testing.T) {
 	h := newLoopHarness(t, "strict",
 		llmtest.Calls(llmtest.Call("call_w", "write_file", `{"path":"app.env","content":"TOKEN=`+plantedGitHub+`"}`)))
+	if err := os.MkdirAll(h.ws(""), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h.ws("app.env"), []byte("OLD_TOKEN="+plantedOpenAI+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	events := h.stream("/chat", map[string]any{"message": "save it", "stream": true})
 	var pending api.ApprovalRequiredResponse
 	for _, ev := range events {
@@ -224,5 +236,38 @@ func TestApprovalShowsTheExactArguments(t *testing.T) {
 	}
 	if len(pending.ToolsPending) != 1 || !strings.Contains(string(pending.ToolsPending[0].Arguments), plantedGitHub) {
 		t.Fatalf("tools_pending does not show the exact arguments: %+v", pending)
+	}
+	pv := pending.ToolsPending[0].Preview
+	if pv == nil || !strings.Contains(pv.Diff, "OLD_TOKEN=***") {
+		t.Fatalf("the preview does not show the old file masked: %+v", pv)
+	}
+	var detail api.SessionDetail
+	h.do("GET", "/sessions/"+pending.SessionID, nil, &detail)
+	if l := leaks(jsonText(t, detail.ToolsPending), plantedOpenAI); len(l) > 0 || len(detail.ToolsPending) != 1 ||
+		!strings.Contains(string(detail.ToolsPending[0].Arguments), plantedGitHub) {
+		t.Errorf("GET /sessions/{id} tools_pending: %s", jsonText(t, detail.ToolsPending))
+	}
+}
+
+// TestToolListMasksOutsideText: an MCP server's tool description is outside
+// text; GET /tools shows a key in it masked (its status is masked the same
+// way; mcp's TestAServersStatusMasksSecrets makes a status quote one).
+func TestToolListMasksOutsideText(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "get_note", Description: "Returns a note. Call with --token " + plantedGitHub + ".", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	h := newLoopHarnessWith(t, setup{extra: "mcp:\n  servers:\n    - {name: notes, url: '" + hs.URL + "/mcp'}\n"})
+	var list []api.ToolInfo
+	waitUntil(t, func() bool {
+		h.do("GET", "/tools", nil, &list)
+		return strings.Contains(jsonText(t, list), "notes__get_note")
+	})
+	shown := jsonText(t, list)
+	if l := leaks(shown, plantedGitHub); len(l) > 0 || !strings.Contains(shown, "Call with --token ***") {
+		t.Errorf("GET /tools shows %v: %s", l, shown)
 	}
 }
