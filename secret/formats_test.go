@@ -74,6 +74,7 @@ func TestMaskKeepsOrdinaryText(t *testing.T) {
 		"hf_hub_download(repo_id) npm_config_cache sk_live_short skip_test_ AIzaShort",
 		"--key-file ./id_ed25519 --token-file /run/secrets/t --password-stdin --max-tokens 5",
 		"run --no-color --api-key -v",
+		"login --password-file secrets.txt --api-key-env OPENAI_API_KEY --token-type bearer",
 		"glpat- is how GitLab tokens begin",
 		"pass the salt; passport number; bypass",
 	} {

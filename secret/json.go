@@ -132,7 +132,7 @@ func MaskArgv(argv []string) []string {
 // that the next argument is a secret.
 func secretFlag(a string) bool {
 	name, ok := strings.CutPrefix(a, "--")
-	return ok && name != "" && !strings.Contains(name, "=") && secretName(name, false)
+	return ok && name != "" && !strings.Contains(name, "=") && secretFlagName(name)
 }
 
 // DetectField is Detect for a named value, such as an argument of a tool

@@ -459,7 +459,7 @@ func (m *masker) assignment(i, j int) (end int, ok bool) {
 // ./, ~/) or another flag is kept: --key-file ./id names a file, not a key.
 func (m *masker) flag(i, j int) (end int, ok bool) {
 	s := m.s
-	if j-i < 3 || s[i+1] != '-' || class[s[i+2]]&cLetter == 0 || !secretName(s[i+2:j], false) {
+	if j-i < 3 || s[i+1] != '-' || class[s[i+2]]&cLetter == 0 || !secretFlagName(s[i+2:j]) {
 		return 0, false
 	}
 	if c, ok := m.back(i); ok && class[c]&(cSpace|cValueEnd) == 0 && c != '[' && c != '(' {
@@ -753,6 +753,25 @@ func maskPrivateKeys(s string, kind *string) string {
 		*kind = m.kind
 	}
 	return m.result()
+}
+
+// flagPointers end the name of a flag whose value says where a secret is
+// rather than being one: --password-file ./pw, --api-key-env NAME.
+var flagPointers = []string{"file", "path", "stdin", "env", "var", "dir", "type", "mode", "length", "header", "name", "id"}
+
+// secretFlagName reports whether a command-line flag's name (without its
+// dashes) says its value is a secret.
+func secretFlagName(name string) bool {
+	if !secretName(name, false) {
+		return false
+	}
+	last := name[strings.LastIndexAny(name, "-_.")+1:]
+	for _, p := range flagPointers {
+		if strings.EqualFold(last, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // nameKind says what the value of a secret-looking name is, for Detect.
