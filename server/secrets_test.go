@@ -271,3 +271,21 @@ func TestToolListMasksOutsideText(t *testing.T) {
 		t.Errorf("GET /tools shows %v: %s", l, shown)
 	}
 }
+
+// TestHealthMasksTheModelStatus: GET /health, which needs no token, reported
+// the start-up check's sentence with the base URL's password in it.
+func TestHealthMasksTheModelStatus(t *testing.T) {
+	t.Setenv("AILAB_LLM_BASE_URL", "http://lab:"+plantedPW+"@127.0.0.1:9/v1")
+	h := newHarness(t, "strict")
+	status := h.app.CheckModel(context.Background())
+	if !strings.HasPrefix(status, "unreachable: ") {
+		t.Fatalf("the check gave %q", status)
+	}
+	var health api.Health
+	if code := h.do("GET", "/health", nil, &health); code != 200 {
+		t.Fatalf("GET /health: %d", code)
+	}
+	if l := leaks(health.ModelStatus, plantedPW); len(l) > 0 || !strings.Contains(health.ModelStatus, "lab:***@127.0.0.1:9") {
+		t.Errorf("model_status = %q", health.ModelStatus)
+	}
+}
