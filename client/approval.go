@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/secret"
 	"github.com/ailab/ai-lab/visible"
 )
 
@@ -187,6 +188,33 @@ func DecisionLine(p api.PendingTool, d api.Decision) string {
 		line += " — reason: " + Visible(d.Feedback)
 	}
 	return line
+}
+
+// SecretNote is the note under a call whose arguments look like they hold
+// a secret: "the content looks like a secret (an API key)" for the first such
+// argument, or "" for none. The table shows the arguments exactly, since the
+// user decides on them; the note says what the server will mask when it shows
+// or logs the call. What looks like a secret is secret.DetectField, the same
+// rules the server masks by.
+func SecretNote(p api.PendingTool) string {
+	ms, ok := members(p.Arguments)
+	if !ok {
+		if kind, found := secret.Detect(string(p.Arguments)); found {
+			return "the arguments look like a secret (" + kind + ")"
+		}
+		return ""
+	}
+	for _, m := range ms {
+		value := string(m.val)
+		var str string
+		if json.Unmarshal(m.val, &str) == nil {
+			value = str
+		}
+		if kind, found := secret.DetectField(m.name, value); found {
+			return "the " + Visible(m.name) + " looks like a secret (" + kind + ")"
+		}
+	}
+	return ""
 }
 
 // Visible returns s with every character that would not read as itself written

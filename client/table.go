@@ -189,6 +189,13 @@ func (b *Batch) row(i int, opt ScreenOptions, toolW, argW, maxLines int) rowBloc
 			}
 		}
 	}
+	if note := SecretNote(p); note != "" && i >= len(b.Decisions) && (cur || !opt.Compact) {
+		// Shown as what the call would change is: a warning to read before y.
+		if r.effect < 0 {
+			r.effect = len(r.args)
+		}
+		r.args = append(r.args, cut("⚠ "+note, argW))
+	}
 	if p.Reason != "" && i >= len(b.Decisions) && (cur || !opt.Compact) {
 		// The server's reason for asking, on one line under what the call changes.
 		r.why = len(r.args)
@@ -429,6 +436,9 @@ func (b *Batch) Prompt(width int) string {
 func Details(p api.PendingTool, st TableStyle) string {
 	var sb strings.Builder
 	sb.WriteString(PrettyArgs(p.Arguments))
+	if note := SecretNote(p); note != "" {
+		sb.WriteString("\n" + st.Effect.Render("⚠ "+note))
+	}
 	if why := WhyLine(p); why != "" {
 		sb.WriteString("\n" + why)
 	}

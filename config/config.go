@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ailab/ai-lab/secret"
 	"github.com/ailab/ai-lab/tools"
 )
 
@@ -298,7 +298,8 @@ func (c *Config) StateDir() string {
 
 // Public returns the effective config for GET /config as nested maps keyed by the
 // YAML key names. Durations are Go duration strings. server.auth_token is "***"
-// when set and "" when not, and a password inside a URL is xxxxx; the API key
+// when set and "" when not, and every string goes through secret.Mask (a URL's
+// password and secret query values, a key in any format are ***); the API key
 // itself is never read here, only the name of its env var appears. The safety
 // keys are resolved from the preset, and safety.rules is a list of maps
 // written like the file ({"allow": "write_file", "path": "notes/", "line":
@@ -347,7 +348,7 @@ func RestartRequired(running, next *Config) []string {
 func publicValue(v any) any {
 	switch v := v.(type) {
 	case string:
-		return redactURL(v)
+		return secret.Mask(v)
 	case time.Duration:
 		return v.String()
 	case []string:
@@ -357,27 +358,6 @@ func publicValue(v any) any {
 		return slices.Clone(v)
 	}
 	return v
-}
-
-// redactURL shows a password inside a URL (https://user:secret@proxy/v1) as
-// xxxxx the way net/url does, and returns anything else unchanged.
-func redactURL(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok || !strings.Contains(rest, "@") {
-		return s
-	}
-	if u, err := url.Parse(s); err == nil {
-		if u.User == nil {
-			return s
-		}
-		return u.Redacted()
-	}
-	// Unparseable, which is when it lands in an error message: hide all of the
-	// user info rather than guess where the password ends.
-	if at := strings.LastIndex(rest, "@"); !strings.ContainsAny(rest[:at], "/?#") {
-		return scheme + "://xxxxx" + rest[at:]
-	}
-	return s
 }
 
 // An Error is a config problem a person must fix: which key, which value, why, and

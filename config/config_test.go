@@ -334,8 +334,8 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "addr port", yaml: "server:\n  addr: 'h:99999'\n", wantKey: "server.addr", wantText: "host:port"},
 		{name: "base url", yaml: "llm:\n  base_url: 127.0.0.1:11434\n", wantKey: "llm.base_url", wantText: "http(s) URL"},
 		{name: "base url scheme", yaml: "llm:\n  base_url: ftp://x/v1\n", wantKey: "llm.base_url", wantText: "http(s) URL"},
-		{name: "unparseable base url password stays out of the message", yaml: "llm:\n  base_url: 'http://me:pw-123@ho st/v1'\n", wantKey: "llm.base_url", wantText: `"http://xxxxx@ho st/v1" is not an http(s) URL`},
-		{name: "base url password stays out of the message", yaml: "llm:\n  base_url: htps://me:pw-123@x/v1\n", wantKey: "llm.base_url", wantText: `"htps://me:xxxxx@x/v1" is not an http(s) URL`},
+		{name: "unparseable base url password stays out of the message", yaml: "llm:\n  base_url: 'http://me:pw-123@ho st/v1'\n", wantKey: "llm.base_url", wantText: `"http://me:***@ho st/v1" is not an http(s) URL`},
+		{name: "base url password stays out of the message", yaml: "llm:\n  base_url: htps://me:pw-123@x/v1\n", wantKey: "llm.base_url", wantText: `"htps://me:***@x/v1" is not an http(s) URL`},
 		{name: "empty model", yaml: "llm:\n  model: ''\n", wantKey: "llm.model", wantText: "is empty"},
 		{name: "api key pasted", yaml: "llm:\n  api_key_env: sk-abc123\n", wantKey: "llm.api_key_env", wantText: "not the key itself"},
 		{name: "timeout zero", yaml: "llm:\n  timeout: 0s\n", wantKey: "llm.timeout", wantText: "longer than 0"},
@@ -490,7 +490,7 @@ func TestPublicHidesSecretsAndResolvesSafety(t *testing.T) {
 	if server["auth_token"] != "***" {
 		t.Errorf("auth_token = %v, want ***", server["auth_token"])
 	}
-	if got := pub["llm"].(map[string]any)["base_url"]; got != "https://me:xxxxx@llm.example/v1" {
+	if got := pub["llm"].(map[string]any)["base_url"]; got != "https://me:***@llm.example/v1" {
 		t.Errorf("base_url = %v, want the password redacted and the rest kept", got)
 	}
 	if pub["llm"].(map[string]any)["api_key_env"] != "OPENAI_API_KEY" {

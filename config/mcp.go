@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ailab/ai-lab/secret"
 	"github.com/ailab/ai-lab/visible"
 )
 
@@ -255,14 +256,14 @@ func validateServers(c *Config) *Error {
 		case len(s.Command) == 0 && s.URL == "":
 			return fail("command", "", "is missing: give command (a local server) or url (a remote one)")
 		case len(s.Command) > 0 && s.URL != "":
-			return fail("url", redactURL(s.URL), "is given with command; give one of the two")
+			return fail("url", secret.Mask(s.URL), "is given with command; give one of the two")
 		case s.Timeout < 0 || s.Timeout > time.Hour:
 			return fail("timeout", s.Timeout.String(), "must be between 0s (the default, 60s) and 1h")
 		}
 		seen[s.Name] = true
 		if s.URL != "" {
 			if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fail("url", redactURL(s.URL), "must be an http or https URL of a Streamable HTTP MCP endpoint")
+				return fail("url", secret.Mask(s.URL), "must be an http or https URL of a Streamable HTTP MCP endpoint")
 			}
 		}
 		if len(s.Env) > 0 && len(s.Command) == 0 {
@@ -273,16 +274,17 @@ func validateServers(c *Config) *Error {
 }
 
 // publicServers is mcp.servers as GET /config shows it: env and header
-// values, which often hold keys, are masked.
+// values, which often hold keys, are masked, and so are secrets in the
+// command line (--token VALUE) and the URL (?api_key=).
 func publicServers(list []MCPServer) []map[string]any {
 	out := make([]map[string]any, 0, len(list))
 	for _, s := range list {
 		m := map[string]any{"name": s.Name, "timeout": s.Timeout.String()}
 		if len(s.Command) > 0 {
-			m["command"] = slices.Clone(s.Command)
+			m["command"] = secret.MaskArgv(s.Command)
 		}
 		if s.URL != "" {
-			m["url"] = redactURL(s.URL)
+			m["url"] = secret.Mask(s.URL)
 		}
 		for key, vals := range map[string]map[string]string{"env": s.Env, "headers": s.Headers} {
 			if len(vals) > 0 {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ailab/ai-lab/secret"
 	"github.com/ailab/ai-lab/tools"
 )
 
@@ -22,7 +23,7 @@ func validate(c *Config) *Error {
 		reason string
 	}{
 		{"server.addr", c.Server.Addr, checkAddr(c.Server.Addr)},
-		{"llm.base_url", redactURL(c.LLM.BaseURL), checkURL(c.LLM.BaseURL)},
+		{"llm.base_url", secret.Mask(c.LLM.BaseURL), checkURL(c.LLM.BaseURL)},
 		{"llm.model", c.LLM.Model, nonEmpty(c.LLM.Model, "name the model, e.g. qwen2.5:7b-instruct")},
 		// The value is left out of the message: a pasted key must not end up in logs.
 		{"llm.api_key_env", "", checkEnvName(c.LLM.APIKeyEnv)},
@@ -32,8 +33,8 @@ func validate(c *Config) *Error {
 		{"llm.context_chars", strconv.Itoa(c.LLM.ContextChars), inRange(c.LLM.ContextChars, 4_000, 100_000_000)},
 		{"safety.preset", c.Safety.Preset, checkPreset(c.Safety.Preset)},
 		{"tools.workspace", c.Tools.Workspace, nonEmpty(c.Tools.Workspace, "name the folder the file tools may use, e.g. ./workspace")},
-		{"web.search_endpoint", redactURL(c.Web.SearchEndpoint), checkURL(c.Web.SearchEndpoint)},
-		{"web.search_lite_endpoint", redactURL(c.Web.SearchLiteEndpoint), checkURL(c.Web.SearchLiteEndpoint)},
+		{"web.search_endpoint", secret.Mask(c.Web.SearchEndpoint), checkURL(c.Web.SearchEndpoint)},
+		{"web.search_lite_endpoint", secret.Mask(c.Web.SearchLiteEndpoint), checkURL(c.Web.SearchLiteEndpoint)},
 		{"web.region", c.Web.Region, nonEmpty(c.Web.Region, "use a DuckDuckGo region such as wt-wt or us-en")},
 		{"web.safesearch", c.Web.SafeSearch, oneOf(c.Web.SafeSearch, "strict", "moderate", "off")},
 		{"web.max_results", strconv.Itoa(c.Web.MaxResults), inRange(c.Web.MaxResults, 1, 10)},
@@ -44,7 +45,7 @@ func validate(c *Config) *Error {
 		{"web.search_interval", c.Web.SearchInterval.String(), notNegative(c.Web.SearchInterval)},
 		{"tracking.window", c.Tracking.Window.String(), positive(c.Tracking.Window)},
 		{"tracking.max_validation_retries", strconv.Itoa(c.Tracking.MaxValidationRetries), inRange(c.Tracking.MaxValidationRetries, 0, 10)},
-		{"tracing.otlp_endpoint", redactURL(c.Tracing.OTLPEndpoint), optionalURL(c.Tracing.OTLPEndpoint)},
+		{"tracing.otlp_endpoint", secret.Mask(c.Tracing.OTLPEndpoint), optionalURL(c.Tracing.OTLPEndpoint)},
 		{"tracing.retention_age", c.Tracing.RetentionAge.String(), positive(c.Tracing.RetentionAge)},
 		{"tracing.retention_count", strconv.Itoa(c.Tracing.RetentionCount), positiveInt(int64(c.Tracing.RetentionCount))},
 		{"undo.max_bytes", strconv.FormatInt(c.Undo.MaxBytes, 10), positiveInt(c.Undo.MaxBytes)},

@@ -234,3 +234,24 @@ func TestMissingProgramFails(t *testing.T) {
 		t.Error("a server whose program is missing was scheduled for a restart")
 	}
 }
+
+// TestAServersStatusMasksSecrets: a server that dies quoting its credentials
+// (in its last output, which the status carries) shows them masked, with the
+// rest of its words kept.
+func TestAServersStatusMasksSecrets(t *testing.T) {
+	c := stdioServer("leaky")
+	c.Env[testServerEnv] = "crash-secret"
+	h := startHub(t, []ServerConfig{c}, Options{Backoff: func(int) time.Duration { return time.Hour }})
+	if err := h.WaitStarted(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	status := serverInfo(h, "leaky").Status()
+	for _, s := range []string{"SECRETQ789", "SECRETT123", "SECRETP456"} {
+		if strings.Contains(status, s) {
+			t.Errorf("status shows %s: %q", s, status)
+		}
+	}
+	if !strings.Contains(status, "login failed for POST /mcp?api_key=***") {
+		t.Errorf("status lost the server's words: %q", status)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ailab/ai-lab/sanitize"
+	"github.com/ailab/ai-lab/secret"
 )
 
 // clientInfo is how AI Lab introduces itself to MCP servers.
@@ -436,10 +437,12 @@ func (o Options) clean(text string) string {
 }
 
 // oneLine makes outside text (an error, a name) fit a status line: URLs
-// without their query strings and userinfo (see redactURLs), sanitized, on one
-// line, at most maxReason characters.
+// without their query strings and userinfo (see redactURLs), other secrets
+// masked (a token in the server's last output, an api_key=… it quotes),
+// sanitized, on one line, at most maxReason characters. Masking comes before
+// the cut, which could leave half a key unrecognised.
 func (s *server) oneLine(text string) string {
-	text = strings.Join(strings.Fields(s.hub.options().clean(redactURLs(text))), " ")
+	text = strings.Join(strings.Fields(s.hub.options().clean(secret.Mask(redactURLs(text)))), " ")
 	if utf8.RuneCountInString(text) > maxReason {
 		text = string([]rune(text)[:maxReason-1]) + "…"
 	}

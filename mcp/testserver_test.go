@@ -34,6 +34,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "starting up")
 		fmt.Fprintln(os.Stderr, "boom: cannot open the database")
 		os.Exit(3)
+	case "crash-secret":
+		// Dies quoting its credentials, as a server that fails to log in does.
+		fmt.Fprintln(os.Stderr, "login failed for POST /mcp?api_key=SECRETQ789 with token=SECRETT123 --password SECRETP456")
+		os.Exit(3)
 	case "crash-with-child":
 		// Fails the handshake after starting a child: the child must not outlive
 		// the failed start.

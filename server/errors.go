@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/secret"
 )
 
 // The API's errors. Each maps to one code and one status in statusOf; handlers wrap
@@ -107,7 +108,8 @@ func body(err error) (int, api.ErrorBody) {
 	msg := "the server failed to handle the request; see its log for the cause"
 	var ae *apiError
 	if errors.As(err, &ae) {
-		msg = ae.message
+		// A sentence may quote what failed: a model's error body, a URL.
+		msg = secret.Mask(ae.message)
 	}
 	return status, api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: msg}}
 }

@@ -153,7 +153,9 @@ func (s *sseStream) emit(name string, data any) {
 			s.queue = append(s.queue, queued{name: name, token: []byte(text)})
 		}
 	} else {
-		b, err := marshalPlain(data)
+		// Tokens are the answer text (see shown.go); every other event is
+		// masked here, the one door to the stream.
+		b, err := marshalPlain(shownEvent(data))
 		if err != nil {
 			b = []byte(`{}`)
 		}

@@ -18,14 +18,15 @@ import (
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/policy"
+	"github.com/ailab/ai-lab/secret"
 	"github.com/ailab/ai-lab/server/verify"
 	"github.com/ailab/ai-lab/store"
 	"github.com/ailab/ai-lab/tools"
-	"github.com/ailab/ai-lab/tracing"
 )
 
 func (s *Server) health(c *gin.Context) {
-	c.JSON(http.StatusOK, api.Health{Status: "ok", Version: Version, Model: s.model().Model(), ModelStatus: s.modelStatus()})
+	// Unauthenticated: the model check's sentence may quote the base URL.
+	c.JSON(http.StatusOK, api.Health{Status: "ok", Version: Version, Model: s.model().Model(), ModelStatus: secret.Mask(s.modelStatus())})
 }
 
 // chat starts a user turn: POST /chat. The turn ends when the client goes away:
@@ -287,12 +288,12 @@ func (s *Server) answer(c *gin.Context, r *turnRun, decisions map[string]api.Dec
 		return
 	}
 	if reply.ApprovalRequired {
-		c.JSON(http.StatusOK, api.ApprovalRequiredResponse{ApprovalRequired: true, SessionID: reply.SessionID,
-			ToolsPending: reply.ToolsPending, Message: reply.Message})
+		c.JSON(http.StatusOK, shownApproval(api.ApprovalRequiredResponse{ApprovalRequired: true, SessionID: reply.SessionID,
+			ToolsPending: reply.ToolsPending, Message: reply.Message}))
 		return
 	}
-	c.JSON(http.StatusOK, api.ChatResponse{SessionID: reply.SessionID, Response: reply.Response,
-		ToolsUsed: reply.ToolsUsed, Validation: reply.Validation, TraceID: reply.TraceID})
+	c.JSON(http.StatusOK, shownChat(api.ChatResponse{SessionID: reply.SessionID, Response: reply.Response,
+		ToolsUsed: reply.ToolsUsed, Validation: reply.Validation, TraceID: reply.TraceID}))
 }
 
 // errStreamDropped cancels a streamed turn whose client went away or stopped
@@ -301,6 +302,7 @@ var errStreamDropped = errors.New("the client stopped reading the event stream, 
 
 // answerStream runs the turn with its events sent as server-sent events; the
 // stream ends with approval_required, done or error (CONTRACT section 10).
+// The stream masks what its events show (sseStream.emit).
 func (s *Server) answerStream(c *gin.Context, r *turnRun, decisions map[string]api.Decision) {
 	// A dropped stream (the client hung up or took nothing for the write
 	// timeout) cancels the turn, as a disconnect does.
@@ -342,10 +344,11 @@ func (s *Server) toolList(c *gin.Context) {
 		// A call with no arguments names no object, so this is what the tool
 		// does where no rule with a folder or host applies.
 		d := pol.Decide(policy.Call{Name: name, Args: json.RawMessage("{}")}, nil)
-		info := api.ToolInfo{Name: name, ToolName: name, Description: t.Description(), Source: tools.SourceOf(t),
+		// An MCP tool's description and its server's status are outside text.
+		info := api.ToolInfo{Name: name, ToolName: name, Description: secret.Mask(t.Description()), Source: tools.SourceOf(t),
 			NeedsApproval: d.Verdict != policy.Run}
 		if st, ok := t.(interface{ Status() string }); ok {
-			info.Status = st.Status()
+			info.Status = secret.Mask(st.Status())
 		}
 		out = append(out, info)
 	}
@@ -374,7 +377,7 @@ func (s *Server) sessions(c *gin.Context) {
 	}
 	out := make([]api.SessionSummary, 0, len(list))
 	for _, ss := range list {
-		out = append(out, api.SessionSummary{SessionID: ss.ID, Title: ss.Title, CreatedAt: ss.CreatedAt,
+		out = append(out, api.SessionSummary{SessionID: ss.ID, Title: secret.Mask(ss.Title), CreatedAt: ss.CreatedAt,
 			UpdatedAt: ss.UpdatedAt, PendingApproval: ss.PendingApproval})
 	}
 	c.JSON(http.StatusOK, out)
@@ -434,7 +437,7 @@ func (s *Server) session(c *gin.Context) {
 		}
 	}
 	s.markUndone(id, &out)
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, shownSession(out))
 }
 
 func (s *Server) deleteSession(c *gin.Context) {
@@ -513,9 +516,7 @@ func (s *Server) execution(c *gin.Context) {
 		return
 	}
 	// The ledger keeps arguments exactly; what it shows masks secrets, as traces do.
-	e.Arguments = tracing.MaskArguments(e.Arguments)
-	e.Error = tracing.MaskText(e.Error)
-	c.JSON(http.StatusOK, e)
+	c.JSON(http.StatusOK, shownExecution(e))
 }
 
 func (s *Server) trace(c *gin.Context) {
@@ -528,19 +529,8 @@ func (s *Server) trace(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	maskTrace(&t)
+	shownTrace(&t)
 	c.JSON(http.StatusOK, t)
-}
-
-// maskTrace masks what a stored chain shows, again: chains stored by an older
-// version were masked by argument name only.
-func maskTrace(t *api.Trace) {
-	for i := range t.Calls {
-		c := &t.Calls[i]
-		c.Arguments = tracing.MaskArguments(c.Arguments)
-		c.Result = tracing.MaskText(c.Result)
-		c.Error = tracing.MaskText(c.Error)
-	}
 }
 
 // traces lists call chains: GET /traces?tool=&since=&until=&min_duration_ms=&failed=true&limit=.
@@ -600,7 +590,7 @@ func (s *Server) traces(c *gin.Context) {
 		list = []api.Trace{}
 	}
 	for i := range list {
-		maskTrace(&list[i])
+		shownTrace(&list[i])
 	}
 	c.JSON(http.StatusOK, list)
 }
@@ -638,5 +628,10 @@ func decodeMessages(session string, raws []json.RawMessage) ([]llm.Message, erro
 // policyList is every rule and preset entry in force, in the order they are
 // checked: GET /policy.
 func (s *Server) policyList(c *gin.Context) {
-	c.JSON(http.StatusOK, policy.New(s.cfg.Load(), nil).List())
+	list := policy.New(s.cfg.Load(), nil).List()
+	for i := range list.Entries {
+		e := &list.Entries[i]
+		e.Scope, e.Text = secret.Mask(e.Scope), secret.Mask(e.Text)
+	}
+	c.JSON(http.StatusOK, list)
 }

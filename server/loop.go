@@ -16,6 +16,7 @@ import (
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/policy"
 	"github.com/ailab/ai-lab/sanitize"
+	"github.com/ailab/ai-lab/secret"
 	"github.com/ailab/ai-lab/server/holdback"
 	"github.com/ailab/ai-lab/server/verify"
 	"github.com/ailab/ai-lab/store"
@@ -406,7 +407,7 @@ func (r *turnRun) complete() (llm.Message, string, error) {
 		Success:    err == nil,
 	}
 	if err != nil {
-		call.Error = tracing.MaskText(err.Error())
+		call.Error = secret.Mask(err.Error())
 	} else {
 		call.Result = tracing.SafeResult(msg.Content)
 	}
@@ -798,8 +799,8 @@ func (r *turnRun) recorded(c plannedCall) (string, bool, error) {
 	r.ev.emit(api.EventToolResult, use)
 	r.t.Trace.Calls = append(r.t.Trace.Calls, api.TraceCall{
 		CallID: r.nextCallID(), ParentID: r.t.RoundID, Kind: api.CallTool, ToolName: c.Name, ExecutionID: rec.ExecutionID,
-		Arguments: tracing.MaskArguments(c.Args), StartedAt: rec.StartedAt, DurationMS: rec.DurationMS,
-		Success: rec.Completed, Error: tracing.MaskText(rec.Error), Result: tracing.SafeResult(outcome),
+		Arguments: secret.MaskJSON(c.Args), StartedAt: rec.StartedAt, DurationMS: rec.DurationMS,
+		Success: rec.Completed, Error: secret.Mask(rec.Error), Result: tracing.SafeResult(outcome),
 	})
 	r.log.Info("tool run found in the ledger; not run again", "tool", c.Name, "execution_id", rec.ExecutionID)
 	return outcome, true, nil
@@ -819,7 +820,7 @@ func (r *turnRun) deny(c plannedCall, feedback string) string {
 	r.ev.emit(api.EventToolResult, use)
 	r.t.Trace.Calls = append(r.t.Trace.Calls, api.TraceCall{
 		CallID: r.nextCallID(), ParentID: r.t.RoundID, Kind: api.CallTool, ToolName: c.Name,
-		Arguments: tracing.MaskArguments(c.Args), StartedAt: r.s.now(), Error: deniedByUser,
+		Arguments: secret.MaskJSON(c.Args), StartedAt: r.s.now(), Error: deniedByUser,
 	})
 	return mustJSON(msg)
 }
@@ -863,14 +864,16 @@ func (r *turnRun) runTool(c plannedCall, decision, reason string) (string, error
 	use := api.ToolUse{ToolName: c.Name, Arguments: c.Args, ToolCallID: c.ID, ExecutionID: id, Status: api.StatusOK, DurationMS: rec.DurationMS, Decision: decision, Reason: reason}
 	tc := api.TraceCall{
 		CallID: r.nextCallID(), ParentID: r.t.RoundID, Kind: api.CallTool, ToolName: c.Name, ExecutionID: id,
-		Arguments: tracing.MaskArguments(c.Args), StartedAt: start, DurationMS: rec.DurationMS, Success: runErr == nil,
+		Arguments: secret.MaskJSON(c.Args), StartedAt: start, DurationMS: rec.DurationMS, Success: runErr == nil,
 	}
 	var content string
 	if runErr != nil {
 		rec.Error = runErr.Error()
 		use.Status, use.Error = api.StatusError, runErr.Error()
-		tc.Error = tracing.MaskText(runErr.Error())
-		msg["error"] = runErr.Error()
+		tc.Error = secret.Mask(runErr.Error())
+		// The model needs what went wrong, not a key the error quotes (a
+		// URL's query, an upstream's answer).
+		msg["error"] = tc.Error
 		content = mustJSON(msg)
 	} else {
 		msg["result"] = result
@@ -915,6 +918,11 @@ func (r *turnRun) validate(reply string) ([]verify.Issue, error) {
 	issues, err := v.Check(r.ctx, r.session, reply, ledger{r.s.store})
 	if err != nil {
 		return nil, fmt.Errorf("checking the reply against the ledger: %w", err)
+	}
+	for i := range issues {
+		// An issue may quote a run's error or arguments; it goes to the model
+		// (asked again), the trace and the user.
+		issues[i].Message = secret.Mask(issues[i].Message)
 	}
 	return issues, nil
 }

@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+
+	"github.com/ailab/ai-lab/secret"
 )
 
 // NewMaskingHandler returns a slog.Handler that passes every record on to h
-// with MaskText applied to its message and to every string value among its
+// with secret.Mask applied to its message and to every string value among its
 // attributes, at any depth of groups, including attributes added with
 // WithAttrs. Errors, fmt.Stringers and byte slices whose text holds a secret
 // are passed on as their masked text; a json.RawMessage goes through
-// MaskArguments. Values are resolved first, so what a slog.LogValuer
+// secret.MaskJSON. Values are resolved first, so what a slog.LogValuer
 // computes is masked too. Other values (numbers, times, structs) are passed
 // on as they are; attribute keys and group names, which the code chooses,
 // are not masked.
@@ -33,7 +35,7 @@ func (m *maskingHandler) Enabled(ctx context.Context, level slog.Level) bool {
 func (m *maskingHandler) Handle(ctx context.Context, r slog.Record) error {
 	// A Record shares its attributes with its clones, so a new one is built
 	// rather than the caller's changed.
-	out := slog.NewRecord(r.Time, r.Level, MaskText(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, secret.Mask(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(maskAttr(a))
 		return true
@@ -57,7 +59,7 @@ func maskAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		v = slog.StringValue(MaskText(v.String()))
+		v = slog.StringValue(secret.Mask(v.String()))
 	case slog.KindGroup:
 		group := v.Group()
 		masked := make([]slog.Attr, len(group))
@@ -79,7 +81,7 @@ func maskAny(v slog.Value) slog.Value {
 	var text string
 	switch x := v.Any().(type) {
 	case json.RawMessage:
-		return slog.AnyValue(MaskArguments(x))
+		return slog.AnyValue(secret.MaskJSON(x))
 	case error:
 		text = x.Error()
 	case fmt.Stringer: // *url.URL prints its password
@@ -89,7 +91,7 @@ func maskAny(v slog.Value) slog.Value {
 	default:
 		return v
 	}
-	if masked := MaskText(text); masked != text {
+	if masked := secret.Mask(text); masked != text {
 		return slog.StringValue(masked)
 	}
 	return v

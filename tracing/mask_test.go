@@ -11,24 +11,23 @@ import (
 	"github.com/ailab/ai-lab/api"
 )
 
-func TestMaskArgumentsByValue(t *testing.T) {
-	cases := []struct{ name, in, want string }{
-		{"file content", `{"path":"notes.env","content":"OPENAI_API_KEY=` + fakeOpenAI + `\nDB_PASSWORD=hunter2\nDEBUG=1"}`,
-			`{"content":"OPENAI_API_KEY=***\nDB_PASSWORD=***\nDEBUG=1","path":"notes.env"}`},
-		{"URL", `{"url":"http://admin:hunter2pw@example.com/?api_key=XYZ&q=go"}`,
-			`{"url":"http://admin:***@example.com/?api_key=***\u0026q=go"}`}, // json.Marshal escapes &
-		{"key under an innocent name", `{"value":"` + fakeGitHub + `","n":1}`, `{"n":1,"value":"***"}`},
-		{"deep in arrays", `{"cmds":[["echo","` + fakeAWS + `"]],"ok":true}`, `{"cmds":[["echo","***"]],"ok":true}`},
-		{"JSON held in a string", `"{\"note\":\"Bearer ` + fakeJWT + `\"}"`, `"{\"note\":\"Bearer ***\"}"`},
-		{"nothing secret", `{"query":"token bucket","max_results":5}`, `{"max_results":5,"query":"token bucket"}`},
+func TestSafeResult(t *testing.T) {
+	// The key starts before the cut and ends after it: truncating first
+	// would leave a prefix that no rule recognises.
+	in := strings.Repeat("x", MaxResultChars-10) + " " + fakeGitHub + " tail"
+	got := SafeResult(in)
+	if strings.Contains(got, fakeGitHub[:9]) {
+		t.Errorf("SafeResult kept the start of a key cut by truncation: %q", got[len(got)-60:])
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := MaskArguments(json.RawMessage(tc.in))
-			if string(got) != tc.want {
-				t.Errorf("MaskArguments(%s)\n got %s\nwant %s", tc.in, got, tc.want)
-			}
-		})
+	if !strings.HasPrefix(got, strings.Repeat("x", MaxResultChars-10)+" ***") {
+		t.Errorf("SafeResult lost the text around the key: %q", got[len(got)-60:])
+	}
+	if got := SafeResult("ok"); got != "ok" {
+		t.Errorf("SafeResult(ok) = %q", got)
+	}
+	long := strings.Repeat("é", 1500)
+	if got := SafeResult(long); got != TruncateResult(long) {
+		t.Error("SafeResult does not truncate like TruncateResult")
 	}
 }
 
@@ -72,3 +71,9 @@ func TestExportMasksSecrets(t *testing.T) {
 		}
 	}
 }
+
+// Keys in the formats secret.Mask knows; none of them is real.
+const (
+	fakeOpenAI = "sk-abc123DEF456ghi789JKL012mno345PQR678stu"
+	fakeGitHub = "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5"
+)

@@ -1,10 +1,8 @@
 // Package tracing exports the call chains of user turns (api.Trace) as
 // OpenTelemetry spans over OTLP/HTTP, so a team can look at them in Jaeger,
-// Tempo or any OTLP backend, and holds the masking rules for everything the
-// server shows, stores, exports or logs about a run: MaskArguments masks
-// tool arguments by key name and by value, MaskText masks secrets in free
-// text (results, errors, log lines), SafeResult masks and truncates a result
-// for a trace, and NewMaskingHandler applies MaskText to a slog.Handler.
+// Tempo or any OTLP backend. It masks with package secret, the one rule set
+// for everything the server shows: SafeResult masks and truncates a result
+// for a trace, and NewMaskingHandler applies secret.Mask to a slog.Handler.
 //
 // It only exports: the chains themselves are stored and queried by the
 // server. The exporter masks every argument, result and error again before
@@ -12,7 +10,7 @@
 // or built elsewhere, never leaves the process with its secrets. It must
 // never install global OpenTelemetry state (tracer provider, error handler),
 // never run an exporter when no endpoint is configured, and never import
-// anything of ours but api.
+// anything of ours but api and secret.
 package tracing
 
 import (
@@ -32,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/secret"
 )
 
 // ServiceName is the service.name of every exported span.
@@ -177,10 +176,10 @@ func (e *Exporter) startCall(parent context.Context, c api.TraceCall) context.Co
 	// Masked again: the chain may have been stored before masking by value
 	// existed. Both functions return masked text unchanged.
 	if len(c.Arguments) > 0 {
-		attrs = append(attrs, attribute.String(AttrArguments, string(MaskArguments(c.Arguments))))
+		attrs = append(attrs, attribute.String(AttrArguments, string(secret.MaskJSON(c.Arguments))))
 	}
 	if c.Result != "" {
-		attrs = append(attrs, attribute.String(AttrResult, MaskText(c.Result)))
+		attrs = append(attrs, attribute.String(AttrResult, secret.Mask(c.Result)))
 	}
 	kind := trace.SpanKindInternal
 	if c.Kind == api.CallModel {
@@ -188,7 +187,7 @@ func (e *Exporter) startCall(parent context.Context, c api.TraceCall) context.Co
 	}
 	ctx, span := e.tracer.Start(parent, name, trace.WithTimestamp(c.StartedAt), trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
 	if !c.Success {
-		msg := MaskText(c.Error)
+		msg := secret.Mask(c.Error)
 		if msg == "" {
 			msg = "the call failed"
 		}

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,6 +25,15 @@ const checkTimeout = 5 * time.Second
 // llama.cpp and vLLM list {"data": [{"id"}]}; some list nothing), and a
 // server that has no such route is ErrCannotCheck, not a problem.
 func (p *Provider) Check(ctx context.Context) error {
+	err := p.check(ctx)
+	var e *llm.Error
+	if errors.As(err, &e) {
+		shown(e)
+	}
+	return err
+}
+
+func (p *Provider) check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(p.opts.BaseURL, "/")+"/models", nil)

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ailab/ai-lab/llm"
 	"io"
 	"net"
 	"net/http"
@@ -25,6 +24,9 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/secret"
 )
 
 // Defaults used when Options leaves a field zero.
@@ -149,7 +151,7 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request) (llm.Message, 
 			return msg, nil
 		}
 		if !failure.retryable || attempt >= p.opts.MaxRetries {
-			return llm.Message{}, failure.err
+			return llm.Message{}, shown(failure.err)
 		}
 		if err := p.waitToRetry(ctx, attempt, failure); err != nil {
 			return llm.Message{}, p.canceled(err)
@@ -165,6 +167,14 @@ func (p *Provider) waitToRetry(ctx context.Context, attempt int, f *failure) err
 		wait = p.opts.Backoff(attempt + 1)
 	}
 	return llm.Sleep(ctx, wait)
+}
+
+// shown masks the secrets a failure's sentence may quote: a key in the base
+// URL's query or user info, or one the server's error body repeats. The
+// sentence reaches the user, the log and the trace; the cause keeps the rest.
+func shown(e *llm.Error) *llm.Error {
+	e.Message = secret.Mask(e.Message)
+	return e
 }
 
 // A failure is one failed attempt, already turned into the user's sentence.

@@ -41,7 +41,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, onText func(text
 			return msg, nil
 		}
 		if delivered || !failure.retryable || attempt >= p.opts.MaxRetries {
-			return llm.Message{}, failure.err
+			return llm.Message{}, shown(failure.err)
 		}
 		if err := p.waitToRetry(ctx, attempt, failure); err != nil {
 			return llm.Message{}, p.canceled(err)

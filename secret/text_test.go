@@ -1,13 +1,14 @@
-package tracing
+package secret
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// Keys in the formats MaskText knows; none of them is real.
+// Keys in the formats Mask knows; none of them is real.
 const (
 	fakeOpenAI     = "sk-abc123DEF456ghi789JKL012mno345PQR678stu"
 	fakeOpenAIProj = "sk-proj-Ab3_cD4-eF5gH6iJ7kL8mN9oP0qR1sT2uV3wX4yZ5"
@@ -18,7 +19,7 @@ const (
 	fakeJWT        = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
 )
 
-func TestMaskTextSecrets(t *testing.T) {
+func TestMaskSecrets(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		// URL credentials
 		{"URL password", "GET http://admin:hunter2pw@example.com/api", "GET http://admin:***@example.com/api"},
@@ -87,14 +88,14 @@ func TestMaskTextSecrets(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := MaskText(tc.in); got != tc.want {
-				t.Errorf("MaskText(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			if got := Mask(tc.in); got != tc.want {
+				t.Errorf("Mask(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 			}
 		})
 	}
 }
 
-func TestMaskTextKeepsLookAlikes(t *testing.T) {
+func TestMaskKeepsLookAlikes(t *testing.T) {
 	for _, in := range []string{
 		"A token bucket limits the rate; each request takes one token.",
 		"skip the skim; ask-me-anything; task-sk-1234567890abcdefghijkl",
@@ -117,33 +118,13 @@ func TestMaskTextKeepsLookAlikes(t *testing.T) {
 		"",
 		"Ünïcödé tëxt — naïve café ☕",
 	} {
-		if got := MaskText(in); got != in {
-			t.Errorf("MaskText(%q) = %q, want it unchanged", in, got)
+		if got := Mask(in); got != in {
+			t.Errorf("Mask(%q) = %q, want it unchanged", in, got)
 		}
 	}
 }
 
-func TestSafeResult(t *testing.T) {
-	// The key starts before the cut and ends after it: truncating first
-	// would leave a prefix that no rule recognises.
-	in := strings.Repeat("x", MaxResultChars-10) + " " + fakeGitHub + " tail"
-	got := SafeResult(in)
-	if strings.Contains(got, fakeGitHub[:9]) {
-		t.Errorf("SafeResult kept the start of a key cut by truncation: %q", got[len(got)-60:])
-	}
-	if !strings.HasPrefix(got, strings.Repeat("x", MaxResultChars-10)+" ***") {
-		t.Errorf("SafeResult lost the text around the key: %q", got[len(got)-60:])
-	}
-	if got := SafeResult("ok"); got != "ok" {
-		t.Errorf("SafeResult(ok) = %q", got)
-	}
-	long := strings.Repeat("é", 1500)
-	if got := SafeResult(long); got != TruncateResult(long) {
-		t.Error("SafeResult does not truncate like TruncateResult")
-	}
-}
-
-// plant returns a key in one of the formats MaskText knows, made from seed.
+// plant returns a key in one of the formats Mask knows, made from seed.
 func plant(seed uint64) string {
 	r := rand.New(rand.NewPCG(seed, seed>>7))
 	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -155,19 +136,27 @@ func plant(seed uint64) string {
 		}
 		return string(b)
 	}
-	switch seed % 4 {
+	switch seed % 8 {
 	case 0:
 		return "ghp_" + pick(alnum, 36)
 	case 1:
 		return "sk-proj-" + pick(alnum, 40) + "7"
 	case 2:
 		return "AKIA" + pick(upper, 16)
+	case 3:
+		return "AIza" + pick(alnum, 35)
+	case 4:
+		return "glpat-" + pick(alnum, 20)
+	case 5:
+		return "sk_live_" + pick(alnum, 24)
+	case 6:
+		return "npm_" + pick(alnum, 36)
 	default:
 		return "github_pat_" + pick(alnum, 22) + "_" + pick(alnum, 59)
 	}
 }
 
-func FuzzMaskText(f *testing.F) {
+func FuzzMask(f *testing.F) {
 	for _, s := range []string{
 		"http://admin:hunter2pw@example.com/?api_key=XYZ&q=go",
 		"OPENAI_API_KEY=" + fakeOpenAI + "\nDB_PASSWORD=hunter2\n",
@@ -179,16 +168,27 @@ func FuzzMaskText(f *testing.F) {
 		fakeGitHub + "-" + fakeOpenAIProj + "_" + fakeAWS,
 		"a token bucket; skip; max_tokens=5",
 		"https://" + fakeGitHub + "@github.com x:y@z",
+		"run --token abc --api-key 'x y' --password=p",
+		"my password is swordfish; the API key is Zz9",
+		"AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH",
 	} {
 		f.Add(s, uint16(len(s)/2), uint64(len(s)))
 	}
 	f.Fuzz(func(t *testing.T, in string, at uint16, seed uint64) {
-		out := MaskText(in)
-		if utf8.ValidString(in) && !utf8.ValidString(out) {
-			t.Fatalf("MaskText(%q) = %q is not valid UTF-8", in, out)
+		out := Mask(in)
+		// Each masked span becomes *** (a private key block's body \n***\n),
+		// so the text can grow, but never by more than this.
+		if len(out) > 3*len(in)+8 {
+			t.Fatalf("Mask grew %d bytes to %d: %q", len(in), len(out), out)
 		}
-		if again := MaskText(out); again != out {
-			t.Fatalf("MaskText is not idempotent:\n in    %q\n once  %q\n twice %q", in, out, again)
+		if _, found := Detect(in); found != (out != in) {
+			t.Fatalf("Detect(%q) = %v, but Mask gives %q", in, found, out)
+		}
+		if utf8.ValidString(in) && !utf8.ValidString(out) {
+			t.Fatalf("Mask(%q) = %q is not valid UTF-8", in, out)
+		}
+		if again := Mask(out); again != out {
+			t.Fatalf("Mask is not idempotent:\n in    %q\n once  %q\n twice %q", in, out, again)
 		}
 
 		key := plant(seed)
@@ -197,7 +197,7 @@ func FuzzMaskText(f *testing.F) {
 			i--
 		}
 		planted := in[:i] + " " + key + " " + in[i:]
-		if got := MaskText(planted); strings.Contains(got, key) {
+		if got := Mask(planted); strings.Contains(got, key) {
 			t.Fatalf("planted key %s survived in %q", key, got)
 		}
 	})
@@ -226,15 +226,23 @@ func pageText() string {
 	return b.String()
 }
 
-func BenchmarkMaskText(b *testing.B) {
+// BenchmarkMask measures Mask on a 64 KB tool result (a page with a few
+// secrets), the same text once masked (what a second surface sees), and
+// the page as JSON text, as a read_file result is sent.
+func BenchmarkMask(b *testing.B) {
 	text := pageText()
-	clean := MaskText(text)
-	for _, bc := range []struct{ name, text string }{{"with secrets", text}, {"already masked", clean}} {
+	for len(text) < 64<<10 {
+		text += text
+	}
+	text = strings.ToValidUTF8(text[:64<<10], "")
+	clean := Mask(text)
+	quoted, _ := json.Marshal(map[string]string{"content": text})
+	for _, bc := range []struct{ name, text string }{{"with secrets", text}, {"already masked", clean}, {"as JSON", string(quoted)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bc.text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				MaskText(bc.text)
+				Mask(bc.text)
 			}
 		})
 	}
