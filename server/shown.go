@@ -123,7 +123,25 @@ func shownSession(d api.SessionDetail) api.SessionDetail {
 	}
 	d.Messages = msgs
 	d.ToolsPending = shownPending(d.ToolsPending)
+	if d.UndoLog != nil {
+		log := make([]api.UndoOp, len(d.UndoLog))
+		for i, op := range d.UndoLog {
+			op.Files = shownUndoFiles(op.Files)
+			log[i] = op
+		}
+		d.UndoLog = log
+	}
 	return d
+}
+
+// shownUndoFiles are the paths of an undo or redo as they are shown.
+func shownUndoFiles(fs []api.UndoFile) []api.UndoFile {
+	out := make([]api.UndoFile, len(fs))
+	for i, f := range fs {
+		f.Path = secret.Mask(f.Path)
+		out[i] = f
+	}
+	return out
 }
 
 // shownExecution is a ledger record as GET /executions/{id} shows it.
