@@ -31,7 +31,8 @@ import (
 //   - overhead-p50-ms, overhead-p99-ms: a turn's time at the client less the
 //     model's time on each of its rounds, per model round;
 //   - server-cpu-ms/turn: the server process's user+system CPU (from
-//     /proc/PID/stat) over the turns it played;
+//     /proc/PID/stat) over the turns it played, and server-sys-ms/turn the
+//     part spent in the kernel;
 //   - wal-peak-MB: the largest the state database's WAL file was, sampled
 //     every 20 ms; wal-idle-MB: its size 5 s after the last turn;
 //   - rss-peak-MB: the server's largest resident set.
@@ -120,7 +121,7 @@ func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, du
 	}()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512, MaxIdleConns: 512}}
 	b.ResetTimer()
-	cpu0 := srv.cpu()
+	user0, sys0 := srv.cpuParts()
 	var wg sync.WaitGroup
 	for i := range sessions {
 		wg.Add(1)
@@ -161,7 +162,9 @@ func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, du
 		}()
 	}
 	wg.Wait()
-	cpu := srv.cpu() - cpu0
+	user1, sys1 := srv.cpuParts()
+	user, sys := user1-user0, sys1-sys0
+	cpu := user + sys
 	b.StopTimer()
 	close(stop)
 	<-sampled
@@ -181,6 +184,7 @@ func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, du
 	b.ReportMetric(float64(errs.Load()), "errors")
 	if n := turns.Load(); n > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "server-cpu-ms/turn")
+		b.ReportMetric(float64(sys.Microseconds())/1000/float64(n), "server-sys-ms/turn")
 	}
 	b.ReportMetric(float64(turns.Load()), "turns")
 	b.ReportMetric(float64(walPeak)/(1<<20), "wal-peak-MB")
@@ -266,17 +270,18 @@ func startLoadServer(b *testing.B, bin, modelURL string) *loadServer {
 	return &loadServer{cmd: cmd, url: url, token: strings.TrimSpace(string(token)), wal: filepath.Join(state, "ai-lab.db-wal")}
 }
 
-// cpu is the process's user+system CPU time so far.
-func (s *loadServer) cpu() time.Duration {
+// cpuParts is the process's user and system CPU time so far.
+func (s *loadServer) cpuParts() (user, sys time.Duration) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	// The command name may hold blanks: the fields start after its ")".
 	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
+	const tick = time.Second / 100 // USER_HZ is 100 on Linux
+	return time.Duration(utime) * tick, time.Duration(stime) * tick
 }
 
 // rss is the process's resident set in bytes.
