@@ -79,6 +79,7 @@ func (s *Server) RecoverUndo() error {
 type keptRun struct {
 	p   *undo.Pending
 	run *turnRun
+	own *tools.Workspace // a workspace opened for the record, closed by finish
 }
 
 // finish records what the run left; a nil keptRun does nothing.
@@ -86,22 +87,53 @@ func (k *keptRun) finish() {
 	if k == nil || k.p == nil {
 		return
 	}
+	if k.own != nil {
+		defer k.own.Close()
+	}
 	if err := k.p.Finish(); err != nil {
 		k.run.log.Warn("recording what a run left for undo failed; the run cannot be undone", "err", err)
 	}
 }
 
 // keepForUndo records what a file tool's call will replace, just before it
-// runs (the files are read now, after the user's approval). A call that
-// changes nothing, or a tool that is not a file tool, keeps nothing.
-func (r *turnRun) keepForUndo(tool tools.Tool, c plannedCall, executionID string) *keptRun {
-	ch, ok := tool.(tools.Changer)
-	if !ok || c.Err != "" {
+// runs (the files are read now, after the user's approval); an MCP tool's
+// call is recorded when what it changes can be known (see outsideChanges).
+// A call that changes nothing, or any other tool, keeps nothing.
+func (r *turnRun) keepForUndo(tool tools.Tool, c plannedCall, executionID string) (kept *keptRun) {
+	if c.Err != "" {
 		return nil
 	}
-	ws, changes, err := ch.Changes(c.Args)
-	if err != nil || ws == nil || len(changes.Paths) == 0 {
-		return nil // the run refuses the same way and changes nothing
+	var ws *tools.Workspace
+	var changes tools.Changes
+	if ch, ok := tool.(tools.Changer); ok {
+		var err error
+		ws, changes, err = ch.Changes(c.Args)
+		if err != nil || ws == nil || len(changes.Paths) == 0 {
+			return nil // the run refuses the same way and changes nothing
+		}
+	} else {
+		// An MCP tool: recorded when what it changes can be known.
+		id := tools.IdentityOf(tool)
+		if id.Source == tools.SourceBuiltin || !id.Action.Changes() {
+			return nil
+		}
+		w, err := tools.OpenWorkspace(r.s.Config().Tools.Workspace)
+		if err != nil {
+			return nil
+		}
+		ch, ok := outsideChanges(id, c.Args, w)
+		if !ok {
+			w.Close()
+			return nil
+		}
+		ws, changes = w, ch
+		defer func() {
+			if kept == nil {
+				w.Close()
+			} else {
+				kept.own = w
+			}
+		}()
 	}
 	k, err := r.s.keeper()
 	if err != nil {
