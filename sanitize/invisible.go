@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -135,8 +136,12 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 // whether a changed stretch holds a variation selector. ASCII is inert
 // under NFKC and never composes with what precedes it, so only the stretches that hold
 // non-ASCII bytes (with the one ASCII character before them, which a combining mark
-// may attach to) are checked, and only the ones QuickSpan finds unnormalized are
-// rewritten.
+// may attach to) are checked. Within a stretch, the characters that NFKC leaves alone
+// whatever surrounds them (nfkcInert) are skipped by a table look-up, and only the
+// runs of other characters, with the character before each, go to the normalizer:
+// there is a normalization boundary before every inert character, so normalizing
+// those runs alone gives the text, and the segment count, that normalizing the
+// whole stretch gives.
 func nfkcSpans(s string) (string, int, bool) {
 	e := editor{src: s}
 	n := 0
@@ -148,6 +153,7 @@ func nfkcSpans(s string) (string, int, bool) {
 		count int
 	}
 	var cache map[string]normalized
+	inert := nfkcInertTable()
 	for i := 0; i < len(s); {
 		p := nextNonASCII(s, i)
 		if p == len(s) {
@@ -166,25 +172,79 @@ func nfkcSpans(s string) (string, int, bool) {
 			continue
 		}
 		i = end
-		chunk := s[start:end]
-		if norm.NFKC.QuickSpanString(chunk) == len(chunk) {
-			continue
-		}
-		r, ok := cache[chunk]
-		if !ok {
-			r.out, r.count = nfkcCount(chunk)
-			if len(chunk) <= 16 {
-				if cache == nil {
-					cache = make(map[string]normalized)
-				}
-				cache[chunk] = r
+		changed := false
+		prev := start // start of the character before k
+		for k := start; k < end; {
+			r, size := utf8.DecodeRuneInString(s[k:end])
+			if r < utf8.RuneSelf || inert.has(r) {
+				prev, k = k, k+size
+				continue
 			}
+			// A run of characters that are not inert, with the one before it.
+			rs, re := prev, k+size
+			for re < end {
+				r, size := utf8.DecodeRuneInString(s[re:end])
+				if r < utf8.RuneSelf || inert.has(r) {
+					break
+				}
+				re += size
+			}
+			prev, k = re, re
+			chunk := s[rs:re]
+			if norm.NFKC.QuickSpanString(chunk) == len(chunk) {
+				continue
+			}
+			r2, ok := cache[chunk]
+			if !ok {
+				r2.out, r2.count = nfkcCount(chunk)
+				if len(chunk) <= 16 {
+					if cache == nil {
+						cache = make(map[string]normalized)
+					}
+					cache[chunk] = r2
+				}
+			}
+			e.replace(rs, re, r2.out)
+			n += r2.count
+			changed = true
 		}
-		e.replace(start, end, r.out)
-		n += r.count
-		selector = selector || strings.IndexFunc(r.out, isVariationSelector) >= 0
+		// As when the whole stretch was normalized: a changed stretch that holds a
+		// variation selector asks for another round.
+		selector = selector || changed && strings.IndexFunc(s[start:end], isVariationSelector) >= 0
 	}
 	return e.result(), n, selector
+}
+
+// An inertSet marks the characters of the Basic Multilingual Plane that NFKC leaves
+// alone whatever surrounds them: their quick check is yes, their combining class is
+// zero and nothing composes with what precedes them. A run of them is normalized
+// text, and there is a normalization boundary before each of them.
+type inertSet [0x10000 / 64]uint64
+
+func (t *inertSet) has(r rune) bool {
+	return r < 0x10000 && t[r>>6]&(1<<(r&63)) != 0
+}
+
+// nfkcInertTable builds the inert set once, on the first text that is not ASCII
+// (about a millisecond), so commands that never see such text do not pay for it.
+var nfkcInertTable = sync.OnceValue(func() *inertSet {
+	var t inertSet
+	var buf [utf8.UTFMax]byte
+	for r := rune(0x80); r < 0x10000; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		if nfkcInert(string(buf[:utf8.EncodeRune(buf[:], r)])) {
+			t[r>>6] |= 1 << (r & 63)
+		}
+	}
+	return &t
+})
+
+// nfkcInert reports whether the character c is inert under NFKC (see inertSet).
+func nfkcInert(c string) bool {
+	p := norm.NFKC.PropertiesString(c)
+	return p.CCC() == 0 && p.BoundaryBefore() && norm.NFKC.QuickSpanString(c) == len(c) && norm.NFKC.String(c) == c
 }
 
 // isInertIdeograph reports lead bytes E4–E9, the CJK ideographs U+4000–U+9FFF:
