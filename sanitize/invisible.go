@@ -132,7 +132,7 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 	return s, zeroWidth, uni
 }
 
-// nfkcSpans puts s in NFKC and counts the segments that changed, and reports
+// nfkcSpans puts s, valid UTF-8, in NFKC and counts the segments that changed, and reports
 // whether a changed stretch holds a variation selector. ASCII is inert
 // under NFKC and never composes with what precedes it, so only the stretches that hold
 // non-ASCII bytes (with the one ASCII character before them, which a combining mark
@@ -175,7 +175,7 @@ func nfkcSpans(s string) (string, int, bool) {
 		changed := false
 		prev := start // start of the character before k
 		for k := start; k < end; {
-			r, size := utf8.DecodeRuneInString(s[k:end])
+			r, size := decodeValid(s, k)
 			if r < utf8.RuneSelf || inert.has(r) {
 				prev, k = k, k+size
 				continue
@@ -183,7 +183,7 @@ func nfkcSpans(s string) (string, int, bool) {
 			// A run of characters that are not inert, with the one before it.
 			rs, re := prev, k+size
 			for re < end {
-				r, size := utf8.DecodeRuneInString(s[re:end])
+				r, size := decodeValid(s, re)
 				if r < utf8.RuneSelf || inert.has(r) {
 					break
 				}
@@ -213,6 +213,21 @@ func nfkcSpans(s string) (string, int, bool) {
 		selector = selector || changed && strings.IndexFunc(s[start:end], isVariationSelector) >= 0
 	}
 	return e.result(), n, selector
+}
+
+// decodeValid decodes the character at s[i] of valid UTF-8 (as dropInvisible
+// leaves it): two- and three-byte sequences from their bits, without the checks
+// utf8.DecodeRuneInString makes.
+func decodeValid(s string, i int) (rune, int) {
+	switch c := s[i]; {
+	case c < utf8.RuneSelf:
+		return rune(c), 1
+	case c < 0xE0 && i+1 < len(s):
+		return rune(c&0x1F)<<6 | rune(s[i+1]&0x3F), 2
+	case c < 0xF0 && i+2 < len(s):
+		return rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), 3
+	}
+	return utf8.DecodeRuneInString(s[i:])
 }
 
 // An inertSet marks the characters of the Basic Multilingual Plane that NFKC leaves

@@ -3,6 +3,7 @@ package sanitize
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -99,5 +100,19 @@ func TestInertCharactersAreNormalized(t *testing.T) {
 	// Cyrillic, Greek, Arabic, Hangul and kana letters are most of it.
 	if count < 40000 {
 		t.Errorf("only %d inert characters", count)
+	}
+}
+
+// TestDenseLookalikesAreTheMap checks the array look-up against the map it is
+// built from, for every character.
+func TestDenseLookalikesAreTheMap(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		want := lookalikes[r]
+		if r < 0x200 {
+			want = lookalikeEntry{}
+		}
+		if got := lookalikeEntryOf(r); got != want {
+			t.Fatalf("lookalikeEntryOf(%U) = %+v, want %+v", r, got, want)
+		}
 	}
 }
