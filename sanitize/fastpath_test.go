@@ -116,3 +116,54 @@ func TestDenseLookalikesAreTheMap(t *testing.T) {
 		}
 	}
 }
+
+func checkCollapseRunsSame(t *testing.T, s string) {
+	t.Helper()
+	s, _, _ = normalizeInvisible(s) // the run layers see normalized text
+	for _, aggressive := range []bool{false, true} {
+		o1, n1, r1, d1 := collapseRunsScan(s, aggressive, true)
+		o2, n2, r2, d2 := collapseRunsScan(s, aggressive, false)
+		if o1 != o2 || n1 != n2 || r1 != r2 || d1 != d2 {
+			t.Errorf("collapseRuns(%+q, %v): the wide skip gives %+q %d %d %d, the careful path %+q %d %d %d", s, aggressive, o1, n1, r1, d1, o2, n2, r2, d2)
+		}
+	}
+}
+
+// TestCollapseRunsWideSkipSameAsCareful compares the run layers with and without
+// the skip over blocks of text outside ASCII, on the corpora and on runs of
+// characters of every length placed at every offset of a block.
+func TestCollapseRunsWideSkipSameAsCareful(t *testing.T) {
+	checkCollapseRunsSame(t, multilingualText(t, 1))
+	checkCollapseRunsSame(t, realText(t))
+	for _, c := range []string{"a", "é", "ж", "日", "가", "😀", "\n", "-", "ж\n"} {
+		for pad := 0; pad < 9; pad++ {
+			for n := 2; n <= 12; n++ {
+				checkCollapseRunsSame(t, strings.Repeat("ъ", pad)+strings.Repeat(c, n)+"日本語テキスト")
+				checkCollapseRunsSame(t, strings.Repeat("x", pad)+"日"+strings.Repeat(c, n)+"é")
+			}
+		}
+	}
+}
+
+func FuzzCollapseRunsWideSkip(f *testing.F) {
+	for _, s := range []string{"日日日日日日日日日日日日", "жжжжжжжжжжжж x", "a\n\n\n\n\nb", "ёёёё----------"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkCollapseRunsSame(t, s)
+	})
+}
+
+func TestZeroBytes(t *testing.T) {
+	for _, x := range []uint64{0, ^uint64(0), 0x0080008000800080, 0x0100000000000001, 0x8000000000000000, 0x7F7F7F7F7F7F7F7F} {
+		var want uint64
+		for k := 0; k < 8; k++ {
+			if byte(x>>(8*k)) == 0 {
+				want |= 0x80 << (8 * k)
+			}
+		}
+		if got := zeroBytes(x); got != want {
+			t.Errorf("zeroBytes(%#x) = %#x, want %#x", x, got, want)
+		}
+	}
+}
