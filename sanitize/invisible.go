@@ -2,7 +2,7 @@ package sanitize
 
 import (
 	"strings"
-	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -234,27 +234,49 @@ func decodeValid(s string, i int) (rune, int) {
 // alone whatever surrounds them: their quick check is yes, their combining class is
 // zero and nothing composes with what precedes them. A run of them is normalized
 // text, and there is a normalization boundary before each of them.
-type inertSet [0x10000 / 64]uint64
-
-func (t *inertSet) has(r rune) bool {
-	return r < 0x10000 && t[r>>6]&(1<<(r&63)) != 0
+//
+// The set is filled in blocks of 64 characters, each the first time a text holds
+// one of them: deciding all 63,000 at once costs about 8 ms, which a command
+// sanitizing one short page would pay in full, while a page in one script touches
+// a few dozen blocks. Blocks are filled with atomic stores, so concurrent calls
+// may both fill a block (with the same bits) but never read a half-filled one.
+type inertSet struct {
+	bits   [0x10000 / 64]atomic.Uint64
+	filled [0x10000 / 64]atomic.Bool
 }
 
-// nfkcInertTable builds the inert set once, on the first text that is not ASCII
-// (about a millisecond), so commands that never see such text do not pay for it.
-var nfkcInertTable = sync.OnceValue(func() *inertSet {
-	var t inertSet
+func (t *inertSet) has(r rune) bool {
+	if r >= 0x10000 {
+		return false
+	}
+	block := r >> 6
+	if !t.filled[block].Load() {
+		t.fill(block)
+	}
+	return t.bits[block].Load()&(1<<(r&63)) != 0
+}
+
+// fill decides the 64 characters of a block.
+func (t *inertSet) fill(block rune) {
+	var bits uint64
 	var buf [utf8.UTFMax]byte
-	for r := rune(0x80); r < 0x10000; r++ {
-		if r >= 0xD800 && r <= 0xDFFF {
+	for k := rune(0); k < 64; k++ {
+		r := block<<6 | k
+		if r < 0x80 || r >= 0xD800 && r <= 0xDFFF {
 			continue
 		}
 		if nfkcInert(string(buf[:utf8.EncodeRune(buf[:], r)])) {
-			t[r>>6] |= 1 << (r & 63)
+			bits |= 1 << k
 		}
 	}
-	return &t
-})
+	t.bits[block].Store(bits)
+	t.filled[block].Store(true)
+}
+
+// nfkcInertSet is the one inert set, filled as texts need it.
+var nfkcInertSet inertSet
+
+func nfkcInertTable() *inertSet { return &nfkcInertSet }
 
 // nfkcInert reports whether the character c is inert under NFKC (see inertSet).
 func nfkcInert(c string) bool {
