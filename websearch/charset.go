@@ -77,6 +77,10 @@ func sniffCharset(body []byte, contentType string) charsetDecision {
 	if isUTF8(body) {
 		return charsetDecision{encoding.Nop, "utf-8", fromUTF8}
 	}
+	if mostlyUTF8(body) {
+		// One stray byte in a UTF-8 page costs one character, not the page.
+		return charsetDecision{encoding.Nop, "utf-8", fromGuess}
+	}
 	if enc, name := guessLegacy(body); enc != nil {
 		return charsetDecision{enc, name, fromGuess}
 	}
@@ -203,6 +207,28 @@ func highBytes(b []byte) int {
 		}
 	}
 	return n
+}
+
+// mostlyUTF8 reports whether body is UTF-8 with a few stray bytes: at least
+// utf8EvidentChars valid characters outside ASCII, and more than eight of them
+// for every byte that is not valid UTF-8. Text in a legacy encoding has few valid
+// sequences and many invalid bytes.
+func mostlyUTF8(body []byte) bool {
+	valid, invalid := 0, 0
+	for i := 0; i < len(body); {
+		if body[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && size == 1 {
+			invalid++
+		} else {
+			valid++
+		}
+		i += size
+	}
+	return valid >= utf8EvidentChars && valid > 8*invalid
 }
 
 // utf8EvidentChars is how many characters outside ASCII a valid UTF-8 body must
