@@ -132,12 +132,12 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 	return s, zeroWidth, uni
 }
 
-// nfkcSpans puts s, valid UTF-8, in NFKC and counts the segments that changed, and reports
-// whether a changed stretch holds a variation selector. ASCII is inert
+// nfkcSpans puts s (valid UTF-8) in NFKC, counts the segments that changed and
+// reports whether a changed stretch holds a variation selector. ASCII is inert
 // under NFKC and never composes with what precedes it, so only the stretches that hold
 // non-ASCII bytes (with the one ASCII character before them, which a combining mark
 // may attach to) are checked. Within a stretch, the characters that NFKC leaves alone
-// whatever surrounds them (nfkcInert) are skipped by a table look-up, and only the
+// whatever surrounds them (see inertSet) are skipped by a table look-up, and only the
 // runs of other characters, with the character before each, go to the normalizer:
 // there is a normalization boundary before every inert character, so normalizing
 // those runs alone gives the text, and the segment count, that normalizing the
@@ -194,18 +194,18 @@ func nfkcSpans(s string) (string, int, bool) {
 			if norm.NFKC.QuickSpanString(chunk) == len(chunk) {
 				continue
 			}
-			r2, ok := cache[chunk]
+			done, ok := cache[chunk]
 			if !ok {
-				r2.out, r2.count = nfkcCount(chunk)
+				done.out, done.count = nfkcCount(chunk)
 				if len(chunk) <= 16 {
 					if cache == nil {
 						cache = make(map[string]normalized)
 					}
-					cache[chunk] = r2
+					cache[chunk] = done
 				}
 			}
-			e.replace(rs, re, r2.out)
-			n += r2.count
+			e.replace(rs, re, done.out)
+			n += done.count
 			changed = true
 		}
 		// As when the whole stretch was normalized: a changed stretch that holds a
