@@ -385,8 +385,10 @@ func scanAnchorStarts(s string, visit func(pos int) int) {
 		x := load64(s, i)
 		if x&highBits != 0 {
 			for k := i; k < i+8; k++ {
+				// A lead byte no anchor starts with is rejected here, as try would,
+				// without the call: text in other scripts is made of such bytes.
 				c := s[k]
-				if c >= 0xC0 || c < utf8.RuneSelf && isASCIIAlnum(c) && (k == 0 || !isASCIIAlnum(s[k-1])) {
+				if c >= 0xC0 && anchors.first[c] || c < utf8.RuneSelf && isASCIIAlnum(c) && (k == 0 || !isASCIIAlnum(s[k-1])) {
 					try(k)
 				}
 			}

@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -131,12 +132,16 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 	return s, zeroWidth, uni
 }
 
-// nfkcSpans puts s in NFKC and counts the segments that changed, and reports
-// whether a changed stretch holds a variation selector. ASCII is inert
+// nfkcSpans puts s (valid UTF-8) in NFKC, counts the segments that changed and
+// reports whether a changed stretch holds a variation selector. ASCII is inert
 // under NFKC and never composes with what precedes it, so only the stretches that hold
 // non-ASCII bytes (with the one ASCII character before them, which a combining mark
-// may attach to) are checked, and only the ones QuickSpan finds unnormalized are
-// rewritten.
+// may attach to) are checked. Within a stretch, the characters that NFKC leaves alone
+// whatever surrounds them (see inertSet) are skipped by a table look-up, and only the
+// runs of other characters, with the character before each, go to the normalizer:
+// there is a normalization boundary before every inert character, so normalizing
+// those runs alone gives the text, and the segment count, that normalizing the
+// whole stretch gives.
 func nfkcSpans(s string) (string, int, bool) {
 	e := editor{src: s}
 	n := 0
@@ -148,6 +153,7 @@ func nfkcSpans(s string) (string, int, bool) {
 		count int
 	}
 	var cache map[string]normalized
+	inert := nfkcInertTable()
 	for i := 0; i < len(s); {
 		p := nextNonASCII(s, i)
 		if p == len(s) {
@@ -166,25 +172,116 @@ func nfkcSpans(s string) (string, int, bool) {
 			continue
 		}
 		i = end
-		chunk := s[start:end]
-		if norm.NFKC.QuickSpanString(chunk) == len(chunk) {
-			continue
-		}
-		r, ok := cache[chunk]
-		if !ok {
-			r.out, r.count = nfkcCount(chunk)
-			if len(chunk) <= 16 {
-				if cache == nil {
-					cache = make(map[string]normalized)
-				}
-				cache[chunk] = r
+		changed := false
+		prev := start // start of the character before k
+		for k := start; k < end; {
+			r, size := decodeValid(s, k)
+			if r < utf8.RuneSelf || inert.has(r) {
+				prev, k = k, k+size
+				continue
 			}
+			// A run of characters that are not inert, with the one before it.
+			rs, re := prev, k+size
+			for re < end {
+				r, size := decodeValid(s, re)
+				if r < utf8.RuneSelf || inert.has(r) {
+					break
+				}
+				re += size
+			}
+			prev, k = re, re
+			chunk := s[rs:re]
+			if norm.NFKC.QuickSpanString(chunk) == len(chunk) {
+				continue
+			}
+			done, ok := cache[chunk]
+			if !ok {
+				done.out, done.count = nfkcCount(chunk)
+				if len(chunk) <= 16 {
+					if cache == nil {
+						cache = make(map[string]normalized)
+					}
+					cache[chunk] = done
+				}
+			}
+			e.replace(rs, re, done.out)
+			n += done.count
+			changed = true
 		}
-		e.replace(start, end, r.out)
-		n += r.count
-		selector = selector || strings.IndexFunc(r.out, isVariationSelector) >= 0
+		// As when the whole stretch was normalized: a changed stretch that holds a
+		// variation selector asks for another round.
+		selector = selector || changed && strings.IndexFunc(s[start:end], isVariationSelector) >= 0
 	}
 	return e.result(), n, selector
+}
+
+// decodeValid decodes the character at s[i] of valid UTF-8 (as dropInvisible
+// leaves it): two- and three-byte sequences from their bits, without the checks
+// utf8.DecodeRuneInString makes.
+func decodeValid(s string, i int) (rune, int) {
+	switch c := s[i]; {
+	case c < utf8.RuneSelf:
+		return rune(c), 1
+	case c < 0xE0 && i+1 < len(s):
+		return rune(c&0x1F)<<6 | rune(s[i+1]&0x3F), 2
+	case c < 0xF0 && i+2 < len(s):
+		return rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), 3
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+// An inertSet marks the characters of the Basic Multilingual Plane that NFKC leaves
+// alone whatever surrounds them: their quick check is yes, their combining class is
+// zero and nothing composes with what precedes them. A run of them is normalized
+// text, and there is a normalization boundary before each of them.
+//
+// The set is filled in blocks of 64 characters, each the first time a text holds
+// one of them: deciding all 63,000 at once costs about 8 ms, which a command
+// sanitizing one short page would pay in full, while a page in one script touches
+// a few dozen blocks. Blocks are filled with atomic stores, so concurrent calls
+// may both fill a block (with the same bits) but never read a half-filled one.
+type inertSet struct {
+	bits   [0x10000 / 64]atomic.Uint64
+	filled [0x10000 / 64]atomic.Bool
+}
+
+func (t *inertSet) has(r rune) bool {
+	if r >= 0x10000 {
+		return false
+	}
+	block := r >> 6
+	if !t.filled[block].Load() {
+		t.fill(block)
+	}
+	return t.bits[block].Load()&(1<<(r&63)) != 0
+}
+
+// fill decides the 64 characters of a block.
+func (t *inertSet) fill(block rune) {
+	var bits uint64
+	var buf [utf8.UTFMax]byte
+	for k := rune(0); k < 64; k++ {
+		r := block<<6 | k
+		if r < 0x80 || r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		if nfkcInert(string(buf[:utf8.EncodeRune(buf[:], r)])) {
+			bits |= 1 << k
+		}
+	}
+	t.bits[block].Store(bits)
+	t.filled[block].Store(true)
+}
+
+// nfkcInertSet is the one inert set, filled as texts need it.
+var nfkcInertSet inertSet
+
+func nfkcInertTable() *inertSet { return &nfkcInertSet }
+
+// nfkcInert reports whether the character c is inert under NFKC (see inertSet).
+func nfkcInert(c string) bool {
+	p := norm.NFKC.PropertiesString(c)
+	return p.CCC() == 0 && p.BoundaryBefore() && norm.NFKC.QuickSpanString(c) == len(c) && norm.NFKC.String(c) == c
 }
 
 // isInertIdeograph reports lead bytes E4–E9, the CJK ideographs U+4000–U+9FFF:

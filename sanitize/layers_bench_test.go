@@ -7,10 +7,15 @@ import (
 )
 
 // BenchmarkLayerParts measures each part of Sanitize on its own over the real-text
-// corpus (already normalized, as the later layers see it), to show where the time of
-// BenchmarkSanitizeRealText goes.
+// corpus and over 8 MB of the multilingual one (already normalized, as the later
+// layers see it), to show where the time of BenchmarkSanitizeRealText and
+// BenchmarkSanitizeMultilingual goes.
 func BenchmarkLayerParts(b *testing.B) {
-	page := realText(b)
+	b.Run("realtext", func(b *testing.B) { benchLayerParts(b, realText(b)) })
+	b.Run("multilingual", func(b *testing.B) { benchLayerParts(b, multilingualText(b, 8<<20)) })
+}
+
+func benchLayerParts(b *testing.B, page string) {
 	norm, _, _ := normalizeInvisible(page)
 	noop := func(string, int) (bool, map[string]int) { return false, nil }
 	parts := []struct {

@@ -70,13 +70,32 @@ var lookalikeLead = func() (t [256]bool) {
 	return t
 }()
 
-// lookalikeLetter returns the lower-case ASCII letter r reads as, or 0.
-func lookalikeLetter(r rune) byte {
-	if r < 0x200 {
-		return 0 // Latin-1 and Latin Extended-A: real letters, and 'ı'
+// denseLookalikes is lookalikes for U+0000–U+05FF (IPA, Greek, Cyrillic,
+// Armenian), where text in those scripts asks for a look-up per letter: an array
+// index instead of a map's hash.
+var denseLookalikes = func() (t [0x600]lookalikeEntry) {
+	for r, e := range lookalikes {
+		if r < 0x600 {
+			t[r] = e
+		}
 	}
-	return lookalikes[r].letter
+	return t
+}()
+
+// lookalikeEntryOf returns the look-alike entry of r; its letter is 0 when r is
+// none.
+func lookalikeEntryOf(r rune) lookalikeEntry {
+	switch {
+	case r < 0x200:
+		return lookalikeEntry{} // Latin-1 and Latin Extended-A: real letters, and 'ı'
+	case r < 0x600:
+		return denseLookalikes[r]
+	}
+	return lookalikes[r]
 }
+
+// lookalikeLetter returns the lower-case ASCII letter r reads as, or 0.
+func lookalikeLetter(r rune) byte { return lookalikeEntryOf(r).letter }
 
 // foldLookalikes folds the look-alikes of every word that is a disguise (see the
 // top of this file) and counts the words it changed.
@@ -129,7 +148,7 @@ func disguisedWord(word string) bool {
 		case r < utf8.RuneSelf:
 			ascii = true
 		case lookalikeLetter(r) != 0:
-			groups |= lookalikes[r].group
+			groups |= lookalikeEntryOf(r).group
 		default:
 			other = true
 		}

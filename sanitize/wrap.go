@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"html"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -29,6 +30,19 @@ var wrapperTags = [...]string{webpageTag, searchTag, toolOutputTag}
 func WrapWebpage(source, content string) string {
 	return `<` + webpageTag + ` source="` + escapeAttr(source) + `">` +
 		neutralizeWrapperTags(content) + `</` + webpageTag + `>`
+}
+
+// WriteWebpage writes what WrapWebpage returns to w, without building it as one
+// string: a page of megabytes is written from the content as it is, not copied.
+func WriteWebpage(w io.Writer, source, content string) error {
+	parts := [...]string{`<` + webpageTag + ` source="` + escapeAttr(source) + `">`,
+		neutralizeWrapperTags(content), `</` + webpageTag + `>`}
+	for _, p := range parts {
+		if _, err := io.WriteString(w, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WrapSearchResults wraps a listing in

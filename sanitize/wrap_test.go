@@ -161,3 +161,19 @@ func TestWrapperTagWithAnyFormatCharacter(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteWebpageIsWrapWebpage(t *testing.T) {
+	for _, c := range []struct{ source, content string }{
+		{"https://example.org/a?b=1&c=\"2\"", "plain text"},
+		{"stdin", "before </webpage_content> after <ｗｅｂｐａｇｅ_content>"},
+		{"", ""},
+	} {
+		var b strings.Builder
+		if err := WriteWebpage(&b, c.source, c.content); err != nil {
+			t.Fatal(err)
+		}
+		if want := WrapWebpage(c.source, c.content); b.String() != want {
+			t.Errorf("WriteWebpage(%q, %q) wrote %q, WrapWebpage gives %q", c.source, c.content, b.String(), want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gogs/chardet"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
@@ -29,8 +30,12 @@ const (
 	fromXMLDecl charsetSource = "XML declaration"
 	// fromUTF8 means nothing declared an encoding and the body is valid UTF-8.
 	fromUTF8 charsetSource = "valid UTF-8"
-	// fromGuess means nothing declared an encoding and the body is not UTF-8;
-	// x/net/html/charset's default (windows-1252) applies.
+	// fromUTF8OverDeclared means the page declared a legacy encoding inside
+	// itself but its text is UTF-8 (see utf8Evident).
+	fromUTF8OverDeclared charsetSource = "valid UTF-8 over a declaration"
+	// fromGuess means nothing declared an encoding and the body is not UTF-8:
+	// the encoding is guessed from the bytes (see guessLegacy), windows-1252
+	// when no guess is sure enough.
 	fromGuess charsetSource = "guess"
 )
 
@@ -46,7 +51,7 @@ type charsetDecision struct {
 // <meta> charset anywhere in the head, then an XML declaration; for XML, its
 // declaration. With none of these, a valid UTF-8 body is UTF-8, since text in
 // a legacy 8-bit encoding is almost never valid UTF-8 while UTF-8 is what most
-// of the web sends; anything else is left to x/net/html/charset.
+// of the web sends; the encoding of anything else is guessed from its bytes.
 func sniffCharset(body []byte, contentType string) charsetDecision {
 	if enc, name := bomEncoding(body); enc != nil {
 		return charsetDecision{enc, name, fromBOM}
@@ -61,24 +66,204 @@ func sniffCharset(body []byte, contentType string) charsetDecision {
 	isXML := media == "application/xml" || media == "text/xml" || strings.HasSuffix(media, "+xml")
 	if isHTML {
 		if enc, name := metaCharset(body); enc != nil {
-			return charsetDecision{enc, name, fromMeta}
+			return declared(body, enc, name, fromMeta)
 		}
 	}
 	if isHTML || isXML {
 		if enc, name := xmlDeclCharset(body); enc != nil {
-			return charsetDecision{enc, name, fromXMLDecl}
+			return declared(body, enc, name, fromXMLDecl)
 		}
 	}
 	if isUTF8(body) {
 		return charsetDecision{encoding.Nop, "utf-8", fromUTF8}
 	}
-	if !isHTML {
-		return charsetDecision{charmap.Windows1252, "windows-1252", fromGuess}
+	if mostlyUTF8(body) {
+		// One stray byte in a UTF-8 page costs one character, not the page.
+		return charsetDecision{encoding.Nop, "utf-8", fromGuess}
 	}
-	// Also what decides a page whose first kilobyte is valid UTF-8 but whose
-	// rest is not: UTF-8, so one stray byte does not garble the whole page.
-	enc, name, _ := charset.DetermineEncoding(body, "")
-	return charsetDecision{enc, name, fromGuess}
+	if enc, name := guessLegacy(body); enc != nil {
+		return charsetDecision{enc, name, fromGuess}
+	}
+	return charsetDecision{charmap.Windows1252, "windows-1252", fromGuess}
+}
+
+// guessSampleBytes is how much text guessLegacy hands the detector, which reads
+// no more than 8 KB of it anyway.
+const guessSampleBytes = 8 << 10
+
+// minGuessConfidence is the detector's confidence (1 to 100) below which its
+// guess is not taken and windows-1252 applies. The detector is sure of the
+// multi-byte encodings of Chinese, Japanese and Korean text at 100 or nearly,
+// and of a single-byte one at 20 to 60 on a paragraph of text.
+const minGuessConfidence = 10
+
+// minSingleByteEvidence is how many bytes outside ASCII the sample must hold for
+// a guess of a single-byte encoding other than windows-1252 to be taken. A few
+// symbols (a "±", a "×") tell the single-byte encodings nothing, though the
+// detector may name one with confidence; windows-1252, the web's old default,
+// is the better bet then. The double-byte encodings of Chinese, Japanese and
+// Korean are told by the structure of their byte pairs, so a short title is
+// enough for them.
+const minSingleByteEvidence = 32
+
+// guessLegacy guesses the legacy encoding of a body that declares none and is not
+// UTF-8 (windows-1251, Shift_JIS, EUC-KR, GB18030, ISO-8859-x, ...) with the ICU
+// detector of github.com/gogs/chardet. The detector reads only the first 8 KB of
+// what it is given, and a page can have more than that of ASCII scripts and
+// styles before its first letter that is not ASCII, so it is given the lines that
+// hold bytes outside ASCII: the text that tells the encodings apart. Lines are
+// cut at '\n', which no trail byte of these encodings is. It returns nil when the
+// detector is not sure, or names an encoding the web does not use for pages (the
+// ISO-2022 ones).
+func guessLegacy(body []byte) (encoding.Encoding, string) {
+	var sample []byte
+	high := 0
+	for rest := body; len(rest) > 0 && len(sample) < guessSampleBytes; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if n := highBytes(line); n > 0 {
+			high += n
+			sample = append(sample, line[:min(len(line), guessSampleBytes-len(sample))]...)
+		}
+	}
+	results, _ := chardet.NewHtmlDetector().DetectAll(sample)
+	if looksThai(sample) && (len(results) == 0 || results[0].Confidence < 90 || !doubleByte[strings.ToLower(detectorLabel(results[0].Charset))]) {
+		// The detector knows no Thai encoding and calls Thai text anything.
+		return charset.Lookup("windows-874")
+	}
+	for _, r := range results {
+		if r.Confidence < minGuessConfidence {
+			break
+		}
+		enc, name := charset.Lookup(detectorLabel(r.Charset))
+		switch {
+		case enc == nil, name == "replacement", strings.HasPrefix(name, "utf-"), strings.HasPrefix(name, "iso-2022"):
+			continue
+		case !doubleByte[name] && high < minSingleByteEvidence:
+			return nil, ""
+		}
+		return enc, name
+	}
+	return nil, ""
+}
+
+// detectorLabel maps the detector's charset names to labels the encoding
+// standard knows where they differ.
+func detectorLabel(name string) string {
+	switch name {
+	case "GB-18030":
+		return "gb18030"
+	case "ISO-8859-8-I":
+		return "iso-8859-8-i"
+	}
+	return name
+}
+
+// looksThai reports whether the bytes outside ASCII of sample read as Thai in
+// TIS-620 (windows-874). Three things tell it: the bytes come in runs (Thai puts
+// no spaces between the words of a phrase), while Latin text has one or two
+// accented letters between ASCII ones; many of them are the consonants
+// 0xA1-0xBF, a range the letters of the Cyrillic, Greek, Arabic and Hebrew
+// encodings leave nearly unused; and many runs have an odd length, which the
+// byte pairs of the Chinese, Japanese and Korean encodings never give.
+func looksThai(sample []byte) bool {
+	inRuns, consonants, total, runs, odd := 0, 0, 0, 0, 0
+	for i := 0; i < len(sample); {
+		if sample[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		j := i
+		for j < len(sample) && sample[j] >= utf8.RuneSelf {
+			if c := sample[j]; c >= 0xA1 && c <= 0xBF {
+				consonants++
+			}
+			j++
+		}
+		total += j - i
+		if j-i >= 4 {
+			inRuns += j - i
+			runs++
+			odd += (j - i) % 2
+		}
+		i = j
+	}
+	return total >= minSingleByteEvidence && inRuns*10 >= total*7 && consonants*5 >= total && odd*4 >= runs
+}
+
+// doubleByte names the encodings guessLegacy may guess from a short sample.
+var doubleByte = map[string]bool{"shift_jis": true, "euc-jp": true, "euc-kr": true, "gb18030": true, "gbk": true, "big5": true}
+
+// highBytes counts the bytes of b outside ASCII.
+func highBytes(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			n++
+		}
+	}
+	return n
+}
+
+// mostlyUTF8 reports whether body is UTF-8 with a few stray bytes: at least
+// utf8EvidentChars valid characters outside ASCII, and more than eight of them
+// for every byte that is not valid UTF-8. Text in a legacy encoding has few valid
+// sequences and many invalid bytes.
+func mostlyUTF8(body []byte) bool {
+	valid, invalid := 0, 0
+	for i := 0; i < len(body); {
+		if body[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && size == 1 {
+			invalid++
+		} else {
+			valid++
+		}
+		i += size
+	}
+	return valid >= utf8EvidentChars && valid > 8*invalid
+}
+
+// utf8EvidentChars is how many characters outside ASCII a valid UTF-8 body must
+// hold for its bytes to outweigh a legacy encoding it declares inside itself.
+// Text in a legacy encoding is valid UTF-8 only by accident: in a single-byte
+// encoding every letter outside ASCII would have to be followed by one of the
+// rarely used bytes 0x80-0xBF, in a double-byte one nearly every pair of bytes
+// would have to fall in UTF-8's narrower ranges; four such characters in a row
+// are not an accident.
+const utf8EvidentChars = 4
+
+// declared is the decision for an encoding the page declares inside itself (a
+// <meta> or an XML declaration), unless the body is evidently UTF-8: pages saved
+// or converted to UTF-8 often keep the declaration they had, and a server that
+// sends no charset leaves that stale declaration in charge. Reading such a page
+// in the declared encoding garbles every character outside ASCII (a Chinese page
+// saved as UTF-8 but still declaring gb2312 comes out as nonsense), while reading
+// a legacy page as UTF-8 by mistake needs many unlikely byte pairs.
+func declared(body []byte, enc encoding.Encoding, name string, source charsetSource) charsetDecision {
+	if name != "utf-8" && utf8Evident(body) {
+		return charsetDecision{encoding.Nop, "utf-8", fromUTF8OverDeclared}
+	}
+	return charsetDecision{enc, name, source}
+}
+
+// utf8Evident reports whether body is valid UTF-8 (see isUTF8) with at least
+// utf8EvidentChars characters outside ASCII.
+func utf8Evident(body []byte) bool {
+	n := 0
+	for i := 0; i < len(body) && n < utf8EvidentChars; i++ {
+		if body[i] >= 0xC2 && body[i] <= 0xF4 {
+			n++ // a lead byte; whether its sequence is valid, isUTF8 says
+		}
+	}
+	return n >= utf8EvidentChars && isUTF8(body)
 }
 
 // toUTF8 decodes body as sniffCharset decides. The result is always valid

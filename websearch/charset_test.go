@@ -8,7 +8,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
@@ -58,9 +60,21 @@ func TestSniffCharset(t *testing.T) {
 		{"meta windows-1252 wins over UTF-8-looking bytes",
 			"text/html", `<meta charset="windows-1252"><p>Caf` + "\xc3\xa9</p>",
 			"windows-1252", fromMeta, "CafÃ©"},
+		{"stale meta on a page saved as UTF-8",
+			"text/html", `<meta charset="gb2312"><p>这是一个中文网页</p>`,
+			"utf-8", fromUTF8OverDeclared, "这是一个中文网页"},
+		{"stale XML declaration on a page saved as UTF-8",
+			"application/xhtml+xml", `<?xml version="1.0" encoding="ISO-8859-1"?><p>Grüße aus Köln, schön</p>`,
+			"utf-8", fromUTF8OverDeclared, "Grüße aus Köln, schön"},
+		{"a declared legacy page is not UTF-8 by accident",
+			"text/html", `<meta charset="windows-1252"><p>` + encode(t, charmap.Windows1252, "Crème brûlée à la carte, déjà vu, naïve") + "</p>",
+			"windows-1252", fromMeta, "Crème brûlée à la carte"},
 		{"no declaration, valid UTF-8",
 			"text/html", "<html><head>" + padding + "</head><body><p>Grüße aus Köln</p>",
 			"utf-8", fromUTF8, "Grüße aus Köln"},
+		{"no declaration, UTF-8 with a stray byte stays UTF-8",
+			"text/html", "<p>Вчера вечером в городе прошёл сильный дождь \xff и многие улицы были затоплены.</p>",
+			"utf-8", fromGuess, "Вчера вечером в городе прошёл сильный дождь \uFFFD и многие"},
 		{"no declaration, invalid UTF-8 is windows-1252",
 			"text/html", "<p>Caf\xe9 cr\xe8me \x93quoted\x94</p>",
 			"windows-1252", fromGuess, "Café crème “quoted”"},
@@ -164,13 +178,11 @@ func TestDecodeCorpusWithoutCharsetHeader(t *testing.T) {
 	for _, p := range loadCorpus(t) {
 		d := sniffCharset(p.source, "text/html")
 		if p.name == "qq" {
-			// Saved as UTF-8 but still declaring gb2312: the declaration wins,
-			// as in browsers, so this copy reads as mojibake. The live page
-			// was served in GBK.
-			if d.name != "gbk" || d.source != fromMeta {
-				t.Errorf("qq: %s from %s, want gbk from its meta", d.name, d.source)
+			// Saved as UTF-8 but still declaring gb2312: a browser believes the
+			// declaration and shows mojibake; the bytes are evidently UTF-8.
+			if d.name != "utf-8" || d.source != fromUTF8OverDeclared {
+				t.Errorf("qq: %s from %s, want utf-8 over its stale meta", d.name, d.source)
 			}
-			continue
 		}
 		if d.name != "utf-8" {
 			t.Errorf("%s: read as %s (from %s), want utf-8", p.name, d.name, d.source)
@@ -208,4 +220,56 @@ func FuzzSniffCharset(f *testing.F) {
 			t.Fatalf("valid UTF-8 body changed: %q -> %q", body, got)
 		}
 	})
+}
+
+// TestGuessLegacyEncoding serves paragraphs in the legacy encodings of their
+// languages with no declaration anywhere, after more than 8 KB of ASCII head (the
+// detector reads no more than that), and checks that the guess reads them.
+func TestGuessLegacyEncoding(t *testing.T) {
+	head := "<html><head>" + strings.Repeat(padding, 10) + "</head><body>"
+	tests := []struct {
+		label string
+		text  string
+	}{
+		{"windows-1251", "Вчера вечером в городе прошёл сильный дождь, и многие улицы были затоплены. Жители говорят, что такого не было уже много лет, а городские службы работали всю ночь."},
+		{"koi8-r", "Новая библиотека откроется в центре города осенью. В ней будет читальный зал, детский отдел и большая коллекция старых книг и газет."},
+		{"shift_jis", "昨日の夜、東京では大雨が降り、多くの電車が止まりました。駅には帰れない人がたくさん集まり、朝まで待つ人もいました。"},
+		{"euc-jp", "この町の図書館は来月から新しい建物に移ります。子ども向けの本も増え、週末には読み聞かせの会が開かれる予定です。"},
+		{"euc-kr", "어제 저녁 서울에는 많은 비가 내려 여러 도로가 통제되었습니다. 시민들은 이렇게 많은 비는 처음 본다고 말했습니다."},
+		{"gb18030", "昨天晚上，这座城市下了一场大雨，许多街道被水淹没。居民们说，这样的大雨已经很多年没有见过了，工人们整夜都在工作。"},
+		{"big5", "這座城市的新圖書館將在秋天開放，裡面有閱覽室、兒童區，還有許多舊書和舊報紙的收藏，歡迎市民前來參觀。"},
+		{"iso-8859-7", "Χθες το βράδυ έπεσε δυνατή βροχή στην πόλη και πολλοί δρόμοι πλημμύρισαν. Οι κάτοικοι λένε ότι δεν έχουν δει κάτι τέτοιο εδώ και χρόνια."},
+		{"windows-1256", "هطلت أمطار غزيرة على المدينة مساء أمس، وغمرت المياه كثيرا من الشوارع. وقال السكان إنهم لم يروا مثل هذا المطر منذ سنوات طويلة."},
+		{"windows-874", "เมื่อคืนนี้ฝนตกหนักในกรุงเทพ ถนนหลายสายมีน้ำท่วมขัง ชาวบ้านบอกว่าไม่เคยเห็นฝนตกหนักแบบนี้มาหลายปีแล้ว"},
+		{"windows-1255", "אתמול בערב ירד גשם כבד בעיר ורחובות רבים הוצפו. התושבים אומרים שלא ראו גשם כזה כבר שנים רבות."},
+		{"windows-1252", "Hier soir, une forte pluie est tombée sur la ville et de nombreuses rues ont été inondées. Les habitants disent qu'ils n'avaient pas vu ça depuis des années."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.label, func(t *testing.T) {
+			enc, _ := charset.Lookup(tt.label)
+			body := head + "<p>" + encode(t, enc, tt.text) + "</p><p>" + encode(t, enc, tt.text) + "</p></body></html>"
+			d := sniffCharset([]byte(body), "text/html")
+			if d.source != fromGuess {
+				t.Fatalf("decided by %s, want a guess", d.source)
+			}
+			if got := toUTF8([]byte(body), "text/html"); !strings.Contains(got, tt.text) {
+				t.Errorf("read as %s: %q", d.name, prefix(got[len(head):], 200))
+			}
+		})
+	}
+}
+
+// TestGuessNeedsEvidence: a few symbols name no single-byte encoding (the
+// detector calls these KOI8-R with confidence 98), while a Japanese title of 15
+// characters is enough for Shift_JIS.
+func TestGuessNeedsEvidence(t *testing.T) {
+	symbols := "<p>x " + encode(t, charmap.Windows1252, "±") + " 2 " + encode(t, charmap.Windows1252, "×") + " y\n" +
+		encode(t, charmap.Windows1252, "…") + "\n" + encode(t, charmap.Windows1252, "×") + "</p>"
+	if d := sniffCharset([]byte(symbols), "text/html"); d.name != "windows-1252" {
+		t.Errorf("a few symbols read as %s, want windows-1252", d.name)
+	}
+	title := "<title>" + encode(t, japanese.ShiftJIS, "東京の天気予報です。明日は晴れ") + "</title><p>weather</p>"
+	if d := sniffCharset([]byte(title), "text/html"); d.name != "shift_jis" {
+		t.Errorf("a Shift_JIS title read as %s", d.name)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/ailab/ai-lab/sanitize"
 )
@@ -43,18 +45,27 @@ func runSanitize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "sanitize: unexpected argument %q: the text is read from stdin, e.g. ai-server sanitize < page.txt", words[0])
 	}
 
-	data, err := io.ReadAll(stdin)
+	data, err := readText(stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "ai-server: sanitize: cannot read stdin: %v\n", err)
 		return exitFailure
 	}
-	text, report := sanitize.Sanitize(string(data), sanitize.Options{Mild: opts.mild, NoClassifier: opts.noLearned, Datamark: opts.datamark})
-	content := sanitize.WrapWebpage(opts.source, text)
+	text, report := sanitize.Sanitize(data, sanitize.Options{Mild: opts.mild, NoClassifier: opts.noLearned, Datamark: opts.datamark})
 
 	if !opts.asJSON {
-		fmt.Fprintln(stdout, content)
+		// Written from the sanitized text as it is: building the wrapped page as one
+		// string, and then fmt's copy of it, would each cost a copy of the page.
+		err := sanitize.WriteWebpage(stdout, opts.source, text)
+		if err == nil {
+			_, err = io.WriteString(stdout, "\n")
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "ai-server: sanitize: cannot write output: %v\n", err)
+			return exitFailure
+		}
 		return exitOK
 	}
+	content := sanitize.WrapWebpage(opts.source, text)
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false) // the wrapper's tags should read as tags
 	if err := enc.Encode(struct {
@@ -65,4 +76,50 @@ func runSanitize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// firstBlock and maxBlock bound the blocks readText reads a stream of unknown size in.
+const (
+	firstBlock = 64 << 10
+	maxBlock   = 4 << 20
+)
+
+// readText reads r to its end as one string, copying each byte once. A regular file
+// is read into a buffer of its size; a pipe is read in blocks that grow to maxBlock
+// and are joined at the end, where reading into one growing buffer would copy
+// (and touch fresh memory for) the text about twice over. Memory that is touched
+// for the first time is the dearest part of sanitizing megabytes.
+func readText(r io.Reader) (string, error) {
+	var b strings.Builder
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if pos, err := f.Seek(0, io.SeekCurrent); err == nil && fi.Size() > pos {
+				b.Grow(int(fi.Size()-pos) + 1)
+				_, err := io.Copy(&b, f)
+				return b.String(), err
+			}
+		}
+	}
+	var blocks [][]byte
+	total := 0
+	for size := firstBlock; ; size = min(2*size, maxBlock) {
+		block := make([]byte, size)
+		n, err := io.ReadFull(r, block)
+		blocks = append(blocks, block[:n])
+		total += n
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if len(blocks) == 1 {
+		return string(blocks[0]), nil
+	}
+	b.Grow(total)
+	for _, block := range blocks {
+		b.Write(block)
+	}
+	return b.String(), nil
 }

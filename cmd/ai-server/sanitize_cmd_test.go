@@ -3,8 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/ailab/ai-lab/sanitize"
 )
@@ -147,5 +152,44 @@ func TestSanitizeCommand(t *testing.T) {
 				t.Errorf("layer %s not counted: %v", tc.wantLayer, got.Report.Layers)
 			}
 		})
+	}
+}
+
+// TestReadText reads inputs of every shape readText handles: a stream shorter
+// than one block, one of several growing blocks, a regular file, and a file read
+// from past its start.
+func TestReadText(t *testing.T) {
+	big := strings.Repeat("Ж0123456789abcdef", (firstBlock*5)/17+3)
+	for _, text := range []string{"", "short", big} {
+		got, err := readText(io.MultiReader(strings.NewReader(text[:len(text)/2]), strings.NewReader(text[len(text)/2:])))
+		if err != nil || got != text {
+			t.Errorf("readText(stream of %d bytes) = %d bytes, %v", len(text), len(got), err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "page.txt")
+	if err := os.WriteFile(path, []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, err := readText(f); err != nil || got != big {
+		t.Errorf("readText(file of %d bytes) = %d bytes, %v", len(big), len(got), err)
+	}
+	if _, err := f.Seek(5, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readText(f); err != nil || got != big[5:] {
+		t.Errorf("readText(file from byte 5) = %d bytes, %v, want %d", len(got), err, len(big)-5)
+	}
+}
+
+// TestReadTextFailure passes a read error on.
+func TestReadTextFailure(t *testing.T) {
+	want := errors.New("disk on fire")
+	if _, err := readText(io.MultiReader(strings.NewReader("some text"), iotest.ErrReader(want))); !errors.Is(err, want) {
+		t.Errorf("readText = %v, want %v", err, want)
 	}
 }

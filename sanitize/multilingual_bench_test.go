@@ -1,0 +1,60 @@
+package sanitize
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// multilingualText returns the texts of testdata/multilingual (see its
+// MANIFEST.md) joined by blank lines and repeated up to about size bytes: news
+// and blog text in German, Spanish, French, Polish, Portuguese, Italian,
+// Russian, Arabic, Greek, Chinese and Japanese, and literary texts in Japanese,
+// Chinese, Korean and French.
+func multilingualText(tb testing.TB, size int) string {
+	files, err := filepath.Glob(filepath.Join("testdata", "multilingual", "*.txt"))
+	if err != nil || len(files) < 10 {
+		tb.Fatalf("multilingual corpus missing: %v, %d files", err, len(files))
+	}
+	var one strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		one.Write(data)
+		one.WriteString("\n\n")
+	}
+	var b strings.Builder
+	b.Grow(size + one.Len())
+	for b.Len() < size {
+		b.WriteString(one.String())
+	}
+	return b.String()
+}
+
+// BenchmarkSanitizeMultilingual is the sanitizer on 8 MB of real text in many
+// scripts, every layer on: MB/s is the wall time (the classifier runs on a
+// second core), MB/cpu-s the work of both.
+func BenchmarkSanitizeMultilingual(b *testing.B) {
+	page := multilingualText(b, 8<<20)
+	for _, mode := range []struct {
+		name string
+		opts Options
+	}{{"aggressive", Options{}}, {"aggressive-patterns", Options{NoClassifier: true}}, {"mild", Options{Mild: true}}} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			cpu := processCPUTime()
+			n := 0
+			for b.Loop() {
+				Sanitize(page, mode.opts)
+				n++
+			}
+			if used := processCPUTime() - cpu; used > 0 {
+				b.ReportMetric(float64(n*len(page))/1e6/used.Seconds(), "MB/cpu-s")
+			}
+		})
+	}
+}
