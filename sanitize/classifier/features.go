@@ -2,6 +2,7 @@ package classifier
 
 import (
 	"math"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -393,6 +394,71 @@ func (s *scanner) addASCII(i int, c byte, letter bool) {
 // with the accents dropped, and letters of scripts written without spaces are words
 // of their own.
 func (s *scanner) addRune(i int, r rune, raw string) {
+	if r < bmp && !carefulRunes {
+		// What the careful path below does with r, found once per rune.
+		e := runeKinds[r].Load()
+		if e == 0 {
+			e = kindOf(r, raw)
+			runeKinds[r].Store(e)
+		}
+		switch e >> 24 {
+		case kindSkip:
+			return
+		case kindLetter, kindUnbroken, kindDigit, kindSeparator:
+			s.addKind(i, rune(e&0xFFFFFF), e>>24)
+			return
+		}
+		// kindDecomposes: the careful path.
+	}
+	s.addRuneCarefully(i, r, raw)
+}
+
+// bmp is the end of the Basic Multilingual Plane: runeKinds covers the runes
+// below it, which is nearly all text.
+const bmp = 1 << 16
+
+// runeKinds caches, per rune of the BMP, what addRune does with it: the kind
+// in the top byte and, for a letter, its lower case in the rest; 0 is not
+// looked up yet. Looking a rune up (its NFKD decomposition, its category, its
+// case) costs much more than the scan of an ASCII byte, and text in one
+// language uses a few thousand runes over and over. Entries are written once
+// with the same value by whichever scanner meets the rune first.
+var runeKinds [bmp]atomic.Uint32
+
+// carefulRunes turns runeKinds off (tests compare both paths).
+var carefulRunes = false
+
+// Kinds of a rune, as runeKinds keeps them.
+const (
+	kindSkip       = iota + 1 // drawn as nothing: invisible, a combining mark, invalid
+	kindDecomposes            // NFKD decomposes it: the careful path reads the parts
+	kindLetter                // a letter of a word
+	kindUnbroken              // a letter of a script without spaces: a token alone
+	kindDigit                 // a digit of a word
+	kindSeparator             // anything else: ends the word
+)
+
+// kindOf is the runeKinds entry of r (raw its UTF-8 bytes).
+func kindOf(r rune, raw string) uint32 {
+	switch {
+	case r == utf8.RuneError || invisible(r) || unicode.Is(unicode.Mn, r):
+		return kindSkip << 24
+	case norm.NFKD.PropertiesString(raw).Decomposition() != nil:
+		return kindDecomposes << 24
+	case unicode.IsLetter(r):
+		lower := unicode.ToLower(r)
+		if unbroken(lower) {
+			return kindUnbroken<<24 | uint32(lower)
+		}
+		return kindLetter<<24 | uint32(lower)
+	case unicode.IsDigit(r):
+		return kindDigit<<24 | uint32(r)
+	}
+	return kindSeparator << 24
+}
+
+// addRuneCarefully is addRune without the cache.
+func (s *scanner) addRuneCarefully(i int, r rune, raw string) {
 	if r == utf8.RuneError || invisible(r) || unicode.Is(unicode.Mn, r) {
 		return
 	}
@@ -427,6 +493,22 @@ func (s *scanner) addLetter(i int, r rune) {
 	case unicode.IsLetter(r):
 		r = unicode.ToLower(r)
 		if unbroken(r) {
+			s.addKind(i, r, kindUnbroken)
+		} else {
+			s.addKind(i, r, kindLetter)
+		}
+	case unicode.IsDigit(r):
+		s.addKind(i, r, kindDigit)
+	default:
+		s.endWord(i)
+	}
+}
+
+// addKind adds r, of the given kind, at byte i; a letter comes in lower case.
+func (s *scanner) addKind(i int, r rune, kind uint32) {
+	switch kind {
+	case kindLetter, kindUnbroken:
+		if kind == kindUnbroken {
 			s.endWord(i)
 			var b [utf8.UTFMax]byte
 			n := utf8.EncodeRune(b[:], r)
@@ -443,7 +525,7 @@ func (s *scanner) addLetter(i int, r rune) {
 		}
 		s.runes++
 		s.hasLetter, s.hasForeign = true, true
-	case unicode.IsDigit(r):
+	case kindDigit:
 		if s.tlen == 0 && s.runes == 0 {
 			s.tokStart = i
 		}
