@@ -408,10 +408,32 @@ func (s *scanner) addRune(i int, r rune, raw string) {
 			s.addKind(i, rune(e&0xFFFFFF), e>>24)
 			return
 		}
-		// kindDecomposes: the careful path.
+		// kindDecomposes: a Hangul syllable's NFKD is its jamo, worked out
+		// by arithmetic (Unicode's algorithm); anything else takes the
+		// careful path.
+		if r >= hangulFirst && r <= hangulLast {
+			si := r - hangulFirst
+			s.addKind(i, hangulL+si/hangulNCount, kindLetter)
+			s.addKind(i, hangulV+si%hangulNCount/hangulTCount, kindLetter)
+			if t := si % hangulTCount; t != 0 {
+				s.addKind(i, hangulT+t, kindLetter)
+			}
+			return
+		}
 	}
 	s.addRuneCarefully(i, r, raw)
 }
+
+// The Hangul syllables and the jamo they decompose into (Unicode 3.12).
+const (
+	hangulFirst  = 0xAC00
+	hangulLast   = 0xD7A3
+	hangulL      = 0x1100
+	hangulV      = 0x1161
+	hangulT      = 0x11A7
+	hangulTCount = 28
+	hangulNCount = 21 * hangulTCount
+)
 
 // bmp is the end of the Basic Multilingual Plane: runeKinds covers the runes
 // below it, which is nearly all text.
