@@ -212,7 +212,9 @@ func (s *scanner) emitToken(tok []byte, word bool) {
 		s.emit(h ^ 0x5555555555555555)
 		return
 	}
-	if s.collect {
+	if s.naming {
+		s.emitWordNamed(tok, h)
+	} else if s.collect {
 		s.emitWord(tok, h)
 	} else {
 		// A word's unigram and character features depend on the word alone, and
@@ -240,24 +242,35 @@ func (s *scanner) emitToken(tok []byte, word bool) {
 // no character 4-grams: the ones of its digits mean nothing, and on a page of
 // thousands of identifiers their hashed buckets added up to a flag.
 func (s *scanner) emitWord(tok []byte, h uint64) {
-	if s.naming {
-		s.name = string(tok)
-	}
 	s.emit(h ^ 0x5555555555555555)
 	if len(tok) >= 2 && 2*digits(tok) <= len(tok) {
 		x := uint64('<')
 		for i, b := range tok {
 			x = x<<8 | uint64(b)
 			if i >= 2 {
-				if s.naming {
-					s.name = gramName(x)
-				}
 				s.emit(x&0xFFFFFFFF | 4<<40)
 			}
 		}
-		if s.naming {
-			s.name = gramName(x<<8 | '>')
+		s.emit((x<<8|'>')&0xFFFFFFFF | 4<<40)
+	}
+}
+
+// emitWordNamed is emitWord with each feature's readable form recorded, for
+// Features; it is apart so that scoring's hot loop has no naming in it. A test
+// checks that both give the same features.
+func (s *scanner) emitWordNamed(tok []byte, h uint64) {
+	s.name = string(tok)
+	s.emit(h ^ 0x5555555555555555)
+	if len(tok) >= 2 && 2*digits(tok) <= len(tok) {
+		x := uint64('<')
+		for i, b := range tok {
+			x = x<<8 | uint64(b)
+			if i >= 2 {
+				s.name = gramName(x)
+				s.emit(x&0xFFFFFFFF | 4<<40)
+			}
 		}
+		s.name = gramName(x<<8 | '>')
 		s.emit((x<<8|'>')&0xFFFFFFFF | 4<<40)
 	}
 }
