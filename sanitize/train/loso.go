@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ailab/ai-lab/sanitize/classifier"
 )
 
 // losoConfig is the training of the leave-one-source-out fits: the default with
@@ -149,5 +152,80 @@ func losoReport(rs []losoResult) string {
 		fmt.Fprintf(&b, "  %-34s %6d %9.4f %7.3f %8.3f %8d\n", r.source, r.n, r.threshold,
 			float64(r.hits)/float64(r.n), float64(r.inTextHits)/float64(max(r.inText, 1)), r.inText)
 	}
+	return b.String()
+}
+
+// goalsReport states the classifier's goals and whether the figures above meet
+// them: at most 1% false positives on every benign source, direct-hijack recall of
+// at least 0.80, and at least 0.30 of task injections embedded in text, each on the
+// held-out split and, where computed, for a source left out of training.
+func goalsReport(m *classifier.Model, threshold float64, test []example, rs []losoResult) string {
+	n, hits := map[string]int{}, map[string]int{}
+	var hij, hijHit, emb, embHit int
+	for _, e := range test {
+		flagged := m.Score(e.Text) >= threshold
+		switch {
+		case benign(e.Cat) && e.Cat != catSnippet:
+			n[sourceOf(e)]++
+			if flagged {
+				hits[sourceOf(e)]++
+			}
+		case e.Cat == catHijack:
+			hij++
+			if flagged {
+				hijHit++
+			}
+		case e.Cat == catTaskWeb || e.Cat == catTaskEmbedded:
+			emb++
+			if flagged {
+				embHit++
+			}
+		}
+	}
+	worst, worstSrc := 0.0, ""
+	for s, k := range n {
+		if r := float64(hits[s]) / float64(k); r > worst || r == worst && s < worstSrc {
+			worst, worstSrc = r, s
+		}
+	}
+	met := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "goals\n")
+	fmt.Fprintf(&b, "  FPR <= 1%% on every benign source, held-out split: worst %.3f (%s): %s\n", worst, worstSrc, met(worst <= 0.01))
+	if len(rs) > 0 {
+		lw, lws, over, nb := 0.0, "", 0, 0
+		var taskMin, hijMin float64 = 1, 1
+		var taskMinSrc, hijMinSrc string
+		for _, r := range rs {
+			rate := float64(r.hits) / float64(r.n)
+			if r.benign {
+				nb++
+				if rate > 0.01 {
+					over++
+				}
+				if rate > lw {
+					lw, lws = rate, r.source
+				}
+				continue
+			}
+			in := float64(r.inTextHits) / float64(max(r.inText, 1))
+			if in < taskMin {
+				taskMin, taskMinSrc = in, r.source
+			}
+			if rate < hijMin {
+				hijMin, hijMinSrc = rate, r.source
+			}
+		}
+		fmt.Fprintf(&b, "  FPR <= 1%% on every benign source, left out of training: %d of %d over, worst %.3f (%s): %s\n", over, nb, lw, lws, met(over == 0))
+		fmt.Fprintf(&b, "  recall >= 0.80 of an attack source left out of training: lowest %.3f (%s): %s\n", hijMin, hijMinSrc, met(hijMin >= 0.8))
+		fmt.Fprintf(&b, "  recall >= 0.30 of injections embedded in text, source left out: lowest %.3f (%s): %s\n", taskMin, taskMinSrc, met(taskMin >= 0.3))
+	}
+	fmt.Fprintf(&b, "  direct-hijack recall >= 0.80, held-out split: %.3f: %s\n", float64(hijHit)/float64(max(hij, 1)), met(hijHit >= int(math.Ceil(0.8*float64(hij)))))
+	fmt.Fprintf(&b, "  recall >= 0.30 of task injections embedded in text, held-out split: %.3f: %s\n\n", float64(embHit)/float64(max(emb, 1)), met(10*embHit >= 3*emb))
 	return b.String()
 }

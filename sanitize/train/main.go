@@ -54,9 +54,12 @@ func run(dataDir, outDir string) error {
 	threshold := chooseThreshold(model, sets.calib)
 
 	rep := evaluate(model, threshold, sets)
+	var rs []losoResult
 	if loso {
-		rep += losoReport(leaveOneSourceOut(examples)) + "\n"
+		rs = leaveOneSourceOut(examples)
+		rep += losoReport(rs) + "\n"
 	}
+	rep += goalsReport(model, threshold, sets.test, rs)
 	rep += featureReport(model, threshold, sets.train)
 	fmt.Print(rep)
 	if debug {
