@@ -243,3 +243,29 @@ func (m *Model) WindowLogit(features []uint32) float32 {
 	}
 	return m.bias + m.scale*float32(sum)*Norm(len(features))
 }
+
+// A Feature is one feature of a text with a readable form: a word, a word pair
+// (the two words), a character 4-gram in brackets (< and > mark the word's edges)
+// or a punctuation run.
+type Feature struct {
+	Index uint32
+	Name  string
+}
+
+// Features returns every feature of text, in order, with its readable form, for
+// reports on what the weights key on. Scoring never calls it.
+func Features(text string) []Feature {
+	s := &scanner{collect: true, naming: true, shift: 64 - TableBits}
+	s.reset()
+	s.scan(text)
+	out := make([]Feature, len(s.feats))
+	for i, f := range s.feats {
+		out[i] = Feature{Index: f, Name: s.names[i]}
+	}
+	return out
+}
+
+// Weight is the weight of feature index in log-odds per unit of feature value.
+func (m *Model) Weight(index uint32) float32 {
+	return m.scale * float32(m.w[index])
+}

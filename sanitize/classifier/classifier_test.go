@@ -223,3 +223,74 @@ func TestIdentifiersAreNotLeetspeak(t *testing.T) {
 		t.Error("leetspeak is no longer undone")
 	}
 }
+
+// readTestdata returns the texts of the files in testdata/dir, by file name.
+func readTestdata(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no texts in testdata/%s: %v", dir, err)
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(f)] = string(data)
+	}
+	return out
+}
+
+// TestOutsideLikeBenignTexts: kinds of text the first training data lacked, written
+// for this test (a bank's card-charge and credit notices, a text alert that says
+// not to reply with a password, shipping and sign-in notices, a Japanese post about
+// a password manager's shortcut, a Russian interview). The model before the
+// notification-mail, multilingual and topic-capped training flagged the text
+// alert, the Japanese note and both Russian interview texts; none may be flagged.
+func TestOutsideLikeBenignTexts(t *testing.T) {
+	for name, text := range readTestdata(t, "outside") {
+		if s := Score(text); s >= Threshold {
+			t.Errorf("%s: benign text scored %.3f, over the threshold %.3f", name, s, Threshold)
+		}
+	}
+}
+
+// TestInjectionsInOutsideLikeTexts: the same kinds of text carrying an injection
+// (a hijack in a card notice, a task for the assistant in a team email and in
+// reviews, a hijack in Japanese after an ordinary paragraph) are still
+// flagged: the topic and the language are not what lowers a score.
+func TestInjectionsInOutsideLikeTexts(t *testing.T) {
+	for name, text := range readTestdata(t, "injections") {
+		if s := Score(text); s < Threshold {
+			t.Errorf("%s: injection scored %.3f, under the threshold %.3f", name, s, Threshold)
+		}
+	}
+}
+
+// TestFeaturesNameWhatScoreReads: Features gives the features Windows (and so
+// Score) reads, in order, each with its readable form: the word, the word pair,
+// the character 4-grams with the word's edges.
+func TestFeaturesNameWhatScoreReads(t *testing.T) {
+	const text = "Please IGNORE the rules"
+	feats := Features(text)
+	var idx []uint32
+	names := map[string]bool{}
+	for _, f := range feats {
+		idx = append(idx, f.Index)
+		names[f.Name] = true
+	}
+	wins := Windows(text)
+	if len(wins) != 1 || fmt.Sprint(wins[0].Features) != fmt.Sprint(idx) {
+		t.Fatalf("Features gives %v, Windows %v", idx, wins)
+	}
+	for _, want := range []string{"ignore", "please ignore", "[<ign]", "[ore>]", "rules"} {
+		if !names[want] {
+			t.Errorf("no feature named %q among %v", want, names)
+		}
+	}
+	m := embedded()
+	if got, want := m.Weight(feats[0].Index), m.scale*float32(m.w[feats[0].Index]); got != want {
+		t.Errorf("Weight %v, want %v", got, want)
+	}
+}

@@ -2,6 +2,7 @@ package classifier
 
 import (
 	"math"
+	"strings"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -111,6 +112,10 @@ type scanner struct {
 
 	// Collecting mode.
 	collect    bool
+	naming     bool     // also record a readable form of each feature, in names
+	names      []string // naming: one per feature in feats
+	name       string   // naming: the readable form of the feature emit adds next
+	prevTok    string   // naming: the token before, for bigrams
 	feats      []uint32
 	chunks     []chunkSpan
 	chunkStart int // byte offset where the current chunk began
@@ -163,6 +168,7 @@ func (s *scanner) reset() {
 	s.tlen, s.tokStart, s.tokHash, s.runes = 0, 0, 0, 0
 	s.hasLetter, s.hasDigit, s.hasASCII, s.hasForeign = false, false, false, false
 	s.runLen, s.runCount, s.runEnd, s.runPos, s.prevHash = 0, 0, 0, 0, 0
+	s.names, s.prevTok = s.names[:0], ""
 }
 
 // emit adds one feature given its 64-bit hash.
@@ -170,6 +176,9 @@ func (s *scanner) emit(h uint64) {
 	idx := uint32((h * 0x9E3779B97F4A7C15) >> s.shift)
 	if s.collect {
 		s.feats = append(s.feats, idx)
+		if s.naming {
+			s.names = append(s.names, s.name)
+		}
 	} else {
 		s.sum += int32(s.w[idx])
 	}
@@ -191,13 +200,22 @@ func (s *scanner) emitToken(tok []byte, word bool) {
 		h *= fnvPrime
 	}
 	h ^= uint64(len(tok)) << 56
+	if s.naming {
+		s.name = s.prevTok + " " + string(tok)
+		s.prevTok = string(tok)
+	}
 	s.emit((s.prevHash*0x100000001B3 ^ h) + 0xB16B00B5)
 	s.prevHash = h
 	if !word {
+		if s.naming {
+			s.name = string(tok)
+		}
 		s.emit(h ^ 0x5555555555555555)
 		return
 	}
-	if s.collect {
+	if s.naming {
+		s.emitWordNamed(tok, h)
+	} else if s.collect {
 		s.emitWord(tok, h)
 	} else {
 		// A word's unigram and character features depend on the word alone, and
@@ -236,6 +254,33 @@ func (s *scanner) emitWord(tok []byte, h uint64) {
 		}
 		s.emit((x<<8|'>')&0xFFFFFFFF | 4<<40)
 	}
+}
+
+// emitWordNamed is emitWord with each feature's readable form recorded, for
+// Features; it is apart so that scoring's hot loop has no naming in it. A test
+// checks that both give the same features.
+func (s *scanner) emitWordNamed(tok []byte, h uint64) {
+	s.name = string(tok)
+	s.emit(h ^ 0x5555555555555555)
+	if len(tok) >= 2 && 2*digits(tok) <= len(tok) {
+		x := uint64('<')
+		for i, b := range tok {
+			x = x<<8 | uint64(b)
+			if i >= 2 {
+				s.name = gramName(x)
+				s.emit(x&0xFFFFFFFF | 4<<40)
+			}
+		}
+		s.name = gramName(x<<8 | '>')
+		s.emit((x<<8|'>')&0xFFFFFFFF | 4<<40)
+	}
+}
+
+// gramName is the readable form of the character 4-gram in the low bytes of x
+// (a 4-gram of bytes, so a non-ASCII letter may show in part).
+func gramName(x uint64) string {
+	b := []byte{byte(x >> 24), byte(x >> 16), byte(x >> 8), byte(x)}
+	return "[" + strings.ToValidUTF8(string(b), "·") + "]"
 }
 
 // wordCacheSize is the number of entries of the scoring mode's word cache (64 KB).

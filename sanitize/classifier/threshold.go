@@ -3,9 +3,10 @@
 package classifier
 
 // Threshold is the score above which text is flagged, chosen for 1% false
-// positives on benign web text: training scores the calibration split of the
-// benign pages, news, emails and short excerpts (20% of the data, by hash, never
-// trained on) and takes the lowest threshold that flags at most 0.4% of each
-// category, so that the held-out split and other pages stay under 1%. The
-// held-out figures are in data/REPORT.txt.
-const Threshold = 0.6727
+// positives on benign text: training scores the calibration split of the benign
+// pages, news, emails and short excerpts (20% of the data, by hash, never trained
+// on) and takes the lowest threshold that flags at most 0.4% of each category,
+// raised toward the same for each source while the calibration's direct-hijack
+// recall stays at or over 0.84. The held-out and leave-one-source-out figures are
+// in data/REPORT.txt.
+const Threshold = 0.6784

