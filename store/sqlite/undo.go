@@ -30,78 +30,55 @@ func (s *Store) UndoRecords(ctx context.Context) (_ []store.UndoRecord, err erro
 
 // PutUndoRecord stores rec (replacing the same Seq) with the blobs not kept
 // yet, in one transaction.
-func (s *Store) PutUndoRecord(ctx context.Context, rec store.UndoRecord, blobs []store.UndoBlob) (err error) {
-	defer s.settle(&err)
-	defer s.wrote()
-	defer s.writing()()
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("keep undo record %d: %w", rec.Seq, err)
-	}
-	defer tx.Rollback()
-	if err := putBlobs(ctx, tx, blobs); err != nil {
+func (s *Store) PutUndoRecord(ctx context.Context, rec store.UndoRecord, blobs []store.UndoBlob) error {
+	return s.undoTx(ctx, fmt.Sprintf("keep undo record %d", rec.Seq), func(tx *sql.Tx) error {
+		if err := putBlobs(ctx, tx, blobs); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO undo_records (seq, data) VALUES (?, ?)
+ON CONFLICT (seq) DO UPDATE SET data = excluded.data`, rec.Seq, rec.Data)
 		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO undo_records (seq, data) VALUES (?, ?)
-ON CONFLICT (seq) DO UPDATE SET data = excluded.data`, rec.Seq, rec.Data); err != nil {
-		return fmt.Errorf("keep undo record %d: %w", rec.Seq, err)
-	}
-	return tx.Commit()
+	})
 }
 
 // DeleteUndoRecord removes a record and the blobs named in drop.
-func (s *Store) DeleteUndoRecord(ctx context.Context, seq int64, drop []string) (err error) {
-	defer s.settle(&err)
-	defer s.wrote()
-	defer s.writing()()
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("delete undo record %d: %w", seq, err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM undo_records WHERE seq = ?`, seq); err != nil {
-		return fmt.Errorf("delete undo record %d: %w", seq, err)
-	}
-	if err := deleteBlobs(ctx, tx, drop); err != nil {
-		return err
-	}
-	return tx.Commit()
+func (s *Store) DeleteUndoRecord(ctx context.Context, seq int64, drop []string) error {
+	return s.undoTx(ctx, fmt.Sprintf("delete undo record %d", seq), func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM undo_records WHERE seq = ?`, seq); err != nil {
+			return err
+		}
+		return deleteBlobs(ctx, tx, drop)
+	})
 }
 
 // PutUndoBlobs stores the blobs not kept yet.
-func (s *Store) PutUndoBlobs(ctx context.Context, blobs []store.UndoBlob) (err error) {
+func (s *Store) PutUndoBlobs(ctx context.Context, blobs []store.UndoBlob) error {
 	if len(blobs) == 0 {
 		return nil
 	}
-	defer s.settle(&err)
-	defer s.wrote()
-	defer s.writing()()
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("keep undo contents: %w", err)
-	}
-	defer tx.Rollback()
-	if err := putBlobs(ctx, tx, blobs); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.undoTx(ctx, "keep undo contents", func(tx *sql.Tx) error { return putBlobs(ctx, tx, blobs) })
 }
 
 // DeleteUndoBlobs removes the named blobs.
-func (s *Store) DeleteUndoBlobs(ctx context.Context, hashes []string) (err error) {
+func (s *Store) DeleteUndoBlobs(ctx context.Context, hashes []string) error {
 	if len(hashes) == 0 {
 		return nil
 	}
+	return s.undoTx(ctx, "delete undo contents", func(tx *sql.Tx) error { return deleteBlobs(ctx, tx, hashes) })
+}
+
+// undoTx runs fn in one write transaction; what names the step in errors.
+func (s *Store) undoTx(ctx context.Context, what string, fn func(*sql.Tx) error) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
 	defer s.writing()()
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("delete undo contents: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer tx.Rollback()
-	if err := deleteBlobs(ctx, tx, hashes); err != nil {
-		return err
+	if err := fn(tx); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return tx.Commit()
 }
