@@ -260,20 +260,47 @@ func (k *Keeper) Evict() {
 }
 
 func (k *Keeper) evict() {
-	cutoff := k.now().Add(-k.lim.MaxAge)
+	maxRecords := k.lim.MaxRecords
+	if maxRecords <= 0 {
+		maxRecords = DefaultMaxRecords
+	}
+	now := k.now()
+	cutoff := now.Add(-k.lim.MaxAge)
+	live := 0
+	for _, r := range k.recs {
+		if !r.Evicted {
+			live++
+		}
+	}
 	for _, r := range k.recs {
 		if r.Evicted {
 			continue
 		}
-		if !r.At.Before(cutoff) && k.bytes <= k.lim.MaxBytes {
+		if !r.At.Before(cutoff) && k.bytes <= k.lim.MaxBytes && live <= maxRecords {
 			break
 		}
 		gone := k.drop(r)
+		live--
 		r.Evicted, r.Paths, r.Created = true, nil, nil
 		if k.putRecord(r, nil) == nil {
 			_ = k.vault.DeleteUndoBlobs(bg, gone)
 		}
 	}
+	// An evicted record stays so that an undo of its turn can say why it
+	// cannot be done, until it is twice undo.max_age old or the records are
+	// over maxRecords; then it goes too, oldest first.
+	forget := now.Add(-2 * k.lim.MaxAge)
+	kept := k.recs[:0]
+	for i, r := range k.recs {
+		if r.Evicted && (r.At.Before(forget) || len(k.recs)-i > maxRecords) {
+			if k.vault.DeleteUndoRecord(bg, r.Seq, nil) == nil {
+				continue
+			}
+		}
+		kept = append(kept, r)
+	}
+	clear(k.recs[len(kept):])
+	k.recs = kept
 }
 
 // Bytes is the size of the contents kept now.

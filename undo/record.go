@@ -39,7 +39,14 @@ type Limits struct {
 	MaxAge time.Duration
 	// MaxFileBytes is the largest file whose content is kept.
 	MaxFileBytes int64
+	// MaxRecords bounds how many runs are kept, whatever their size
+	// (0: DefaultMaxRecords); the oldest go first.
+	MaxRecords int
 }
+
+// DefaultMaxRecords is MaxRecords when none is set: some 70 MB of records in
+// memory at most, far more runs than undo.max_age usually sees.
+const DefaultMaxRecords = 100_000
 
 // A State is what one workspace path held at one moment.
 type State struct {

@@ -415,6 +415,43 @@ func TestEvictionByAge(t *testing.T) {
 	b.mustUndo(2)
 }
 
+// TestRecordsAreBoundedInNumber: past MaxRecords the oldest runs go
+// (evicted, then forgotten), in memory and in the store, so a long stream of
+// tiny changes cannot grow the records without end; an evicted record is
+// forgotten too once it is twice undo.max_age old.
+func TestRecordsAreBoundedInNumber(t *testing.T) {
+	b := newBench(t)
+	lim := testLimits
+	lim.MaxRecords = 3
+	b.open(lim)
+	for turn := 1; turn <= 10; turn++ {
+		b.now = b.now.Add(time.Minute)
+		b.call(turn, tools.WriteFile, map[string]string{"path": fmt.Sprintf("f%d.txt", turn), "content": "x"})
+	}
+	stored, err := b.db.UndoRecords(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.k.mu.Lock()
+	inMemory := len(b.k.recs)
+	b.k.mu.Unlock()
+	if inMemory > 6 || len(stored) > 6 {
+		t.Errorf("%d records in memory, %d stored, after 10 runs with MaxRecords 3; want at most 3 live and 3 evicted", inMemory, len(stored))
+	}
+	b.mustUndo(10)
+	if _, err := b.undo(5, false); !errors.Is(err, ErrNothing) {
+		t.Errorf("undo of a turn past the bound = %v", err)
+	}
+
+	// Twice max_age later, the evicted ones are forgotten as well.
+	b.now = b.now.Add(3 * lim.MaxAge)
+	b.call(11, tools.WriteFile, map[string]string{"path": "g.txt", "content": "y"})
+	stored, _ = b.db.UndoRecords(context.Background())
+	if len(stored) != 1 {
+		t.Errorf("%d records stored after 3 x max_age; want only the newest run's", len(stored))
+	}
+}
+
 func TestTooBigIsNotKept(t *testing.T) {
 	b := newBench(t)
 	lim := testLimits
