@@ -444,6 +444,8 @@ const (
 type UndoFile struct {
 	Path   string `json:"path"`
 	Action string `json:"action"`
+	// From is the path a moved_back file or folder comes back from.
+	From string `json:"from,omitempty"`
 	// Kind is what the path is: "file", "dir" or "symlink" (what it holds
 	// now, or after when it holds nothing now).
 	Kind string `json:"kind,omitempty"`

@@ -188,6 +188,9 @@ func shownPath(f api.UndoFile) string {
 // sizes is a path's size now and after ("14 B → 8 B", "5 B → gone"), or
 // what it is when it is not a file.
 func sizes(f api.UndoFile) string {
+	if f.Action == api.UndoMovedBack && f.From != "" {
+		return "from " + Visible(f.From)
+	}
 	switch {
 	case f.SizeNow == nil && f.SizeAfter == nil:
 		if f.Kind == "dir" {

@@ -103,6 +103,16 @@ func TestUndoHeadline(t *testing.T) {
 	}
 }
 
+// TestUndoLinesSayWhereAMoveComesBackFrom: a moved-back row names the path
+// the file comes back from, not a size.
+func TestUndoLinesSayWhereAMoveComesBackFrom(t *testing.T) {
+	r := api.UndoReply{Turns: []int{1}, Files: []api.UndoFile{{Path: "notes.txt", Action: api.UndoMovedBack, From: "old/notes.txt", Kind: "file"}}}
+	lines := strings.Join(client.UndoLines(false, r, 80), "\n")
+	if !strings.Contains(lines, "moved back  notes.txt  from old/notes.txt") {
+		t.Errorf("the preview reads:\n%s", lines)
+	}
+}
+
 // FuzzUndoShownVisibly feeds arbitrary preview and conflict answers (paths
 // and diffs come from the workspace, which the model wrote) through the
 // renderers: nothing hidden reaches the terminal, and no line is wider than

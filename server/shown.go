@@ -138,7 +138,7 @@ func shownSession(d api.SessionDetail) api.SessionDetail {
 func shownUndoFiles(fs []api.UndoFile) []api.UndoFile {
 	out := make([]api.UndoFile, len(fs))
 	for i, f := range fs {
-		f.Path = secret.Mask(f.Path)
+		f.Path, f.From = secret.Mask(f.Path), secret.Mask(f.From)
 		out[i] = f
 	}
 	return out

@@ -207,7 +207,7 @@ func (s *Server) markUndone(session string, out *api.SessionDetail) {
 	for _, op := range k.Ops(session) {
 		files := make([]api.UndoFile, len(op.Files))
 		for i, f := range op.Files {
-			files[i] = api.UndoFile{Path: f.Path, Action: f.Action}
+			files[i] = api.UndoFile{Path: f.Path, Action: f.Action, From: f.From}
 		}
 		out.UndoLog = append(out.UndoLog, api.UndoOp{ID: op.ID, Kind: op.Kind, At: op.At, By: op.By, Force: op.Force,
 			Turns: op.Turns, Runs: op.Runs, Files: files})
@@ -327,7 +327,7 @@ func (s *Server) undoOrRedo(c *gin.Context, redo bool) {
 	}
 	out := api.UndoReply{Turns: res.Op.Turns, Files: make([]api.UndoFile, len(res.Op.Files))}
 	for i, f := range res.Op.Files {
-		out.Files[i] = api.UndoFile{Path: f.Path, Action: f.Action}
+		out.Files[i] = api.UndoFile{Path: f.Path, Action: f.Action, From: f.From}
 	}
 	c.JSON(http.StatusOK, out)
 }
@@ -359,7 +359,7 @@ func (s *Server) undoRefused(c *gin.Context, err error) bool {
 func previewReply(pv undo.Preview) api.UndoReply {
 	out := api.UndoReply{Turns: pv.Op.Turns, Files: make([]api.UndoFile, len(pv.Files)), Preview: true}
 	for i, f := range pv.Files {
-		uf := api.UndoFile{Path: f.Path, Action: f.Action, Kind: f.Now.Kind, Diff: f.Diff, DiffTruncated: f.DiffCut}
+		uf := api.UndoFile{Path: f.Path, Action: f.Action, From: f.From, Kind: f.Now.Kind, Diff: f.Diff, DiffTruncated: f.DiffCut}
 		if uf.Kind == tools.EntryNone {
 			uf.Kind = f.After.Kind
 		}

@@ -375,6 +375,8 @@ type Op struct {
 type File struct {
 	Path   string `json:"path"`
 	Action string `json:"action"` // ActionRestored, ActionRemoved or ActionMovedBack
+	// From is where a moved-back path comes from (ActionMovedBack only).
+	From string `json:"from,omitempty"`
 }
 
 // Actions of a File (the API's UndoFile actions).

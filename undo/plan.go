@@ -669,12 +669,16 @@ func files(steps []step) []File {
 			continue
 		}
 		p := s.Path
+		from := ""
+		if s.Op == opRename {
+			from = s.From
+		}
 		if i, ok := at[p]; ok {
-			out[i].Action = s.Action
+			out[i].Action, out[i].From = s.Action, from
 			continue
 		}
 		at[p] = len(out)
-		out = append(out, File{Path: p, Action: s.Action})
+		out = append(out, File{Path: p, Action: s.Action, From: from})
 	}
 	if out == nil {
 		out = []File{}

@@ -14,7 +14,11 @@ import (
 func previewed(p Preview) string {
 	var out []string
 	for _, f := range p.Files {
-		out = append(out, f.Path+":"+f.Action)
+		l := f.Path + ":" + f.Action
+		if f.From != "" {
+			l += "<" + f.From
+		}
+		out = append(out, l)
 	}
 	return strings.Join(out, ",")
 }

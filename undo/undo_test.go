@@ -156,7 +156,11 @@ func (b *bench) mustRedo() Result {
 func listed(r Result) string {
 	var out []string
 	for _, f := range r.Op.Files {
-		out = append(out, f.Path+":"+f.Action)
+		l := f.Path + ":" + f.Action
+		if f.From != "" {
+			l += "<" + f.From
+		}
+		out = append(out, l)
 	}
 	return strings.Join(out, ",")
 }
@@ -172,8 +176,8 @@ func TestEachToolUndoneAndRedone(t *testing.T) {
 		{"write_file overwrites", map[string]string{"notes.txt": "old"}, tools.WriteFile, map[string]string{"path": "notes.txt", "content": "new"}, "notes.txt:restored"},
 		{"write_file creates with folders", nil, tools.WriteFile, map[string]string{"path": "a/b/new.txt", "content": "x"}, "a/b/new.txt:removed,a/b:removed,a:removed"},
 		{"delete_file", map[string]string{"gone.txt": "keep me"}, tools.DeleteFile, map[string]string{"path": "gone.txt"}, "gone.txt:restored"},
-		{"move_file", map[string]string{"src.txt": "moved"}, tools.MoveFile, map[string]string{"source": "src.txt", "destination": "d/dst.txt"}, "src.txt:moved_back,d:removed"},
-		{"move_file folder", map[string]string{"dir/x.txt": "1", "dir/y.txt": "2"}, tools.MoveFile, map[string]string{"source": "dir", "destination": "dir2"}, "dir:moved_back"},
+		{"move_file", map[string]string{"src.txt": "moved"}, tools.MoveFile, map[string]string{"source": "src.txt", "destination": "d/dst.txt"}, "src.txt:moved_back<d/dst.txt,d:removed"},
+		{"move_file folder", map[string]string{"dir/x.txt": "1", "dir/y.txt": "2"}, tools.MoveFile, map[string]string{"source": "dir", "destination": "dir2"}, "dir:moved_back<dir2"},
 		{"copy_file", map[string]string{"src.txt": "copied"}, tools.CopyFile, map[string]string{"source": "src.txt", "destination": "copy.txt"}, "copy.txt:removed"},
 		{"create_directory", nil, tools.CreateDirectory, map[string]string{"path": "p/q"}, "p/q:removed,p:removed"},
 	}
