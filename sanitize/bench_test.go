@@ -95,10 +95,14 @@ func BenchmarkWrapWebpage(b *testing.B) {
 // realText returns the articles of testdata/realtext (see its MANIFEST.md) joined
 // by blank lines: real news and blog text, with the curly quotes, dashes and
 // non-breaking spaces that take the sanitizer off its ASCII fast paths.
-func realText(tb testing.TB) string {
-	files, err := filepath.Glob(filepath.Join("testdata", "realtext", "*.txt"))
-	if err != nil || len(files) < 40 {
-		tb.Fatalf("real-text corpus missing: %v, %d files", err, len(files))
+func realText(tb testing.TB) string { return corpus(tb, "realtext", 40) }
+
+// corpus returns the texts of testdata/dir joined by blank lines, failing tb
+// when fewer than min are there.
+func corpus(tb testing.TB, dir string, min int) string {
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.txt"))
+	if err != nil || len(files) < min {
+		tb.Fatalf("the %s corpus is missing: %v, %d files", dir, err, len(files))
 	}
 	var b strings.Builder
 	for _, f := range files {

@@ -1,8 +1,6 @@
 package sanitize
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,23 +11,11 @@ import (
 // Russian, Arabic, Greek, Chinese and Japanese, and literary texts in Japanese,
 // Chinese, Korean and French.
 func multilingualText(tb testing.TB, size int) string {
-	files, err := filepath.Glob(filepath.Join("testdata", "multilingual", "*.txt"))
-	if err != nil || len(files) < 10 {
-		tb.Fatalf("multilingual corpus missing: %v, %d files", err, len(files))
-	}
-	var one strings.Builder
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		one.Write(data)
-		one.WriteString("\n\n")
-	}
+	one := corpus(tb, "multilingual", 10)
 	var b strings.Builder
-	b.Grow(size + one.Len())
+	b.Grow(size + len(one))
 	for b.Len() < size {
-		b.WriteString(one.String())
+		b.WriteString(one)
 	}
 	return b.String()
 }

@@ -12,15 +12,11 @@ import (
 
 // previewed is a preview's files as listed does a Result's.
 func previewed(p Preview) string {
-	var out []string
-	for _, f := range p.Files {
-		l := f.Path + ":" + f.Action
-		if f.From != "" {
-			l += "<" + f.From
-		}
-		out = append(out, l)
+	files := make([]File, len(p.Files))
+	for i, f := range p.Files {
+		files[i] = f.File
 	}
-	return strings.Join(out, ",")
+	return listedFiles(files)
 }
 
 // TestPreviewChangesNothingAndMatchesTheUndo: for every file tool, a

@@ -153,9 +153,12 @@ func (b *bench) mustRedo() Result {
 	return r
 }
 
-func listed(r Result) string {
+func listed(r Result) string { return listedFiles(r.Op.Files) }
+
+// listedFiles is path:action<from, comma-separated.
+func listedFiles(files []File) string {
 	var out []string
-	for _, f := range r.Op.Files {
+	for _, f := range files {
 		l := f.Path + ":" + f.Action
 		if f.From != "" {
 			l += "<" + f.From
