@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -95,6 +96,10 @@ func (f *faultStore) hit(method string) error {
 }
 
 func (f *faultStore) Save(ctx context.Context, sv store.Save) (int64, error) {
+	// A save carrying end records is where a round's last run ends.
+	if len(sv.Finished) > 0 {
+		_ = f.hit("SaveWithEnds")
+	}
 	if err := f.hit("Save"); err != nil {
 		return 0, err
 	}
@@ -509,7 +514,7 @@ func TestKilledAtEachStepOfAnApproval(t *testing.T) {
 		runFaultChild(t, spec)
 		return
 	}
-	for _, step := range []string{"before-start", "running", "before-end-record", "before-save"} {
+	for _, step := range []string{"before-start", "running", "before-save"} {
 		t.Run(step, func(t *testing.T) {
 			dir := t.TempDir()
 			runsFile := filepath.Join(dir, "runs.log")
@@ -639,10 +644,9 @@ func runFaultChild(t *testing.T, specJSON string) {
 		fs.blocks["StartExecution"] = at(spec.Step)
 	case "running":
 		tool.hook = at(spec.Step)
-	case "before-end-record":
-		fs.blocks["FinishExecution"] = at(spec.Step)
 	case "before-save":
-		fs.blocks["Save"] = at(spec.Step)
+		// The run's end record is written with the round's save: one step.
+		fs.blocks["SaveWithEnds"] = at(spec.Step)
 	}
 	cfg := rigConfig(t, spec.Dir, "strict", spec.ModelURL)
 	models := func(cfg *config.Config) llm.Provider {
@@ -655,4 +659,52 @@ func runFaultChild(t *testing.T, specJSON string) {
 	}
 	fmt.Printf("listening on %s\n", ln.Addr())
 	_ = http.Serve(ln, r.srv.Handler())
+}
+
+// TestAToolResultEventMeansTheLedgerHasTheRun: a run's end record is written
+// with the round's save, so its tool_result event waits for that save. The
+// store here is slow to save (a busy disk); as soon as the stream shows the
+// result, the ledger must show the run completed, with its outcome.
+func TestAToolResultEventMeansTheLedgerHasTheRun(t *testing.T) {
+	dir := t.TempDir()
+	var runs atomic.Int32
+	model := llmtest.NewProvider(t, writeFileCall("call_w"), citeResults("Wrote it"))
+	fs := &faultStore{blocks: map[string]func(){"SaveWithEnds": func() { time.Sleep(300 * time.Millisecond) }}}
+	r := newRig(t, dir, rigConfig(t, dir, "minimal", "http://127.0.0.1:9/v1"), server.Fixed(model),
+		func(db *sqlite.Store) server.Store { fs.Store = db; return fs },
+		&countingTool{name: "write_file", runs: &runs})
+	b, _ := json.Marshal(api.ChatRequest{Message: "write notes", Stream: true})
+	req, _ := http.NewRequest("POST", r.http.URL+"/chat", bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+r.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body := bufio.NewReader(resp.Body)
+	checked := 0
+	for name := ""; ; {
+		line, err := body.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && name == api.EventToolResult:
+			var use api.ToolUse
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &use); err != nil {
+				t.Fatal(err)
+			}
+			var e api.Execution
+			if code := r.call("GET", "/executions/"+use.ExecutionID, nil, &e); code != 200 || !e.Completed {
+				t.Fatalf("the stream showed %s's result, but the ledger has %d %+v", use.ExecutionID, code, e)
+			}
+			checked++
+		}
+		if err != nil {
+			break
+		}
+	}
+	if checked != 1 || runs.Load() != 1 {
+		t.Fatalf("%d tool results checked, %d runs", checked, runs.Load())
+	}
 }

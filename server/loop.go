@@ -133,6 +133,20 @@ type turnRun struct {
 	// grantsNow are the session's grants as needDecisions just read them, for
 	// the next decide only (nil: read them again).
 	grantsNow []api.SessionGrant
+	// ends are end records of runs not stored yet: a round's last run ends
+	// in the save that keeps its result (one write instead of two), an
+	// earlier one before the next run starts. Their tool_result events wait
+	// with them, so no client sees a result the ledger does not hold yet.
+	ends []runEnd
+	// ended are the runs of this request whose end records are stored, for
+	// the validator: the ledger's own records, without reading them back.
+	ended map[string]api.Execution
+}
+
+// A runEnd is a run's end record and the event that announces it.
+type runEnd struct {
+	fin store.Finish
+	use api.ToolUse
 }
 
 // turnMarks are what a finished turn showed besides its text: its tool runs
@@ -239,14 +253,20 @@ func (r *turnRun) save(pending *turn, release bool) error {
 		}
 		p = b
 	}
+	var finished []store.Finish
+	for _, e := range r.ends {
+		finished = append(finished, e.fin)
+	}
 	version, err := r.s.store.Save(r.bg, store.Save{
 		SessionID: r.session, Owner: r.s.owner, Messages: raws, Pending: p, At: r.s.now(),
-		Trace: trace, TraceFrom: from, Release: release,
+		Trace: trace, TraceFrom: from, Release: release, Finished: finished,
 	})
 	if err != nil {
 		r.t.SavedCalls = from
+		r.storeEnds()
 		return fmt.Errorf("saving the turn: %w", err)
 	}
+	r.endsStored()
 	r.saved = r.saved.with(version, r.unsaved)
 	r.s.histories.put(r.session, r.saved)
 	r.unsaved = nil
@@ -259,6 +279,49 @@ func (r *turnRun) save(pending *turn, release bool) error {
 // run continues the turn until the model's final answer or the next approval.
 // decisions are the user's answers for the paused calls when the turn resumes.
 func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) {
+	reply, err := r.advance(decisions)
+	// A turn that stopped without a save still records how its runs ended.
+	r.storeEnds()
+	return reply, err
+}
+
+// storeEnds writes the end records still waiting, one by one, and sends their
+// events. A record that cannot be written is logged: the run happened, and a
+// resumed turn reports it as interrupted.
+func (r *turnRun) storeEnds() {
+	for _, e := range r.ends {
+		if err := r.s.store.FinishExecution(r.bg, r.s.owner, e.fin.Execution, e.fin.Outcome); err != nil {
+			r.log.Error("recording the end of a run failed", "execution_id", e.fin.Execution.ExecutionID, "err", err)
+		} else {
+			r.remember(e.fin.Execution)
+		}
+		r.ev.emit(api.EventToolResult, e.use)
+	}
+	r.ends = nil
+}
+
+// endsStored is what follows a save that wrote the waiting end records.
+func (r *turnRun) endsStored() {
+	for _, e := range r.ends {
+		r.remember(e.fin.Execution)
+		r.ev.emit(api.EventToolResult, e.use)
+	}
+	r.ends = nil
+}
+
+// remember keeps a run's stored record for the validator, as the store gives
+// it back (arguments as stored, times to the millisecond).
+func (r *turnRun) remember(e api.Execution) {
+	e.Arguments = json.RawMessage(store.ArgumentsJSON(e.Arguments))
+	e.StartedAt = e.StartedAt.Truncate(time.Millisecond).UTC()
+	if r.ended == nil {
+		r.ended = map[string]api.Execution{}
+	}
+	r.ended[e.ExecutionID] = e
+}
+
+// advance is run's loop.
+func (r *turnRun) advance(decisions map[string]api.Decision) (api.TurnReply, error) {
 	if r.t.Calls != nil {
 		paused, err := r.execute(decisions)
 		if err != nil {
@@ -834,6 +897,7 @@ const deniedByUser = "denied by the user"
 // resumed). Tool failures become tool errors for the model, never errors of the
 // request.
 func (r *turnRun) runTool(c plannedCall, decision, reason string) (string, error) {
+	r.storeEnds()
 	start := r.s.now()
 	id := tools.NewExecutionID(c.Name, start)
 	rec := api.Execution{ExecutionID: id, ToolName: c.Name, Arguments: c.Args, SessionID: r.session, StartedAt: start, Decision: decision, Reason: reason}
@@ -891,14 +955,11 @@ func (r *turnRun) runTool(c plannedCall, decision, reason string) (string, error
 		content = string(b)
 		tc.Result = tracing.SafeResult(content)
 	}
-	if err := r.s.store.FinishExecution(r.bg, r.s.owner, rec, content); err != nil {
-		// The run happened; a resumed turn will report it as interrupted.
-		r.log.Error("recording the end of a run failed", "execution_id", id, "err", err)
-	}
+	// The end record waits for the turn's next write (see ends).
+	r.ends = append(r.ends, runEnd{fin: store.Finish{Execution: rec, Outcome: content}, use: use})
 	r.log.Info("tool run", "tool", c.Name, "execution_id", id, "ok", rec.Completed, "duration_ms", rec.DurationMS, "decision", decision)
 	r.t.ToolsUsed = append(r.t.ToolsUsed, use)
 	r.t.Trace.Calls = append(r.t.Trace.Calls, tc)
-	r.ev.emit(api.EventToolResult, use)
 	return content, nil
 }
 
@@ -915,7 +976,7 @@ func runSafely(ctx context.Context, tool tools.Tool, args json.RawMessage) (resu
 // validate checks a final reply against this session's ledger and this turn's runs.
 func (r *turnRun) validate(reply string) ([]verify.Issue, error) {
 	v := verify.Validator{Window: r.cfg.Tracking.Window, Now: r.s.now, Tools: r.reg.names, Turn: r.runs(), Identities: r.reg.identities}
-	issues, err := v.Check(r.ctx, r.session, reply, ledger{r.s.store})
+	issues, err := v.Check(r.ctx, r.session, reply, ledger{s: r.s.store, ended: r.ended})
 	if err != nil {
 		return nil, fmt.Errorf("checking the reply against the ledger: %w", err)
 	}
@@ -1058,16 +1119,25 @@ func (s *Server) exportTrace(t api.Trace) {
 	}
 }
 
-// ledger lets the validator look up executions in the store.
-type ledger struct{ s Store }
+// ledger lets the validator look up executions in the store. ended are runs
+// of this request whose end records it stored, as it stored them: those are
+// not read back.
+type ledger struct {
+	s     Store
+	ended map[string]api.Execution
+}
 
 func (l ledger) Lookup(ctx context.Context, id string) (verify.Record, bool, error) {
-	e, err := l.s.Execution(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return verify.Record{}, false, nil
-	}
-	if err != nil {
-		return verify.Record{}, false, err
+	e, ok := l.ended[id]
+	if !ok {
+		var err error
+		e, err = l.s.Execution(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return verify.Record{}, false, nil
+		}
+		if err != nil {
+			return verify.Record{}, false, err
+		}
 	}
 	return verify.Record{ExecutionID: e.ExecutionID, ToolName: e.ToolName, SessionID: e.SessionID,
 		StartedAt: e.StartedAt, Completed: e.Completed, Error: e.Error, Arguments: e.Arguments}, true, nil

@@ -53,8 +53,8 @@ import (
 //   - A call's start record is unique per call key: of any number of
 //     concurrent StartExecution calls with one key, at most one succeeds and
 //     the others get ErrCallStarted, so a call runs at most once.
-//   - Save writes everything it carries (messages, pending state, trace, lease
-//     release) or nothing, and a process killed after Save returned loses none
+//   - Save writes everything it carries (messages, pending state, trace, end
+//     records of runs, lease release) or nothing, and a process killed after Save returned loses none
 //     of it.
 type Backend interface {
 	// CreateSession adds an empty session whose two times are at. Creating an
@@ -252,6 +252,18 @@ type Save struct {
 	TraceFrom int
 	// Release gives up Owner's lease with this save (the request ends).
 	Release bool
+	// Finished are end records of runs of this session, written with the save
+	// as FinishExecution writes them (a round's last run ends in the save
+	// that keeps its result, one write instead of two). A run that never
+	// started fails the whole save with ErrNotFound.
+	Finished []Finish
+}
+
+// A Finish is how a started run ended: Execution's duration, completion and
+// error, and Outcome, the tool message the model got.
+type Finish struct {
+	Execution api.Execution
+	Outcome   string
 }
 
 // A Start is the ledger's start record of one call, written before it runs.

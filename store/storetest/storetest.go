@@ -51,6 +51,7 @@ func Run(t *testing.T, open Open) {
 		{"ACallStartsOnce", testACallStartsOnce},
 		{"StartNeedsTheLease", testStartNeedsTheLease},
 		{"FinishNeedsTheLease", testFinishNeedsTheLease},
+		{"SaveFinishesRuns", testSaveFinishesRuns},
 		{"ArgumentsComeBackAsJSON", testArgumentsComeBackAsJSON},
 		{"PruneExecutionsKeepsWaitingSessions", testPruneExecutionsKeepsWaitingSessions},
 		{"Grants", testGrants},
@@ -774,6 +775,59 @@ func testFinishNeedsTheLease(t *testing.T, b store.Backend) {
 	ghost.ExecutionID = "web_search_1763769600123_ffffffff"
 	if err := b.FinishExecution(ctx, next, ghost, ""); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("finishing a run that never started: %v", err)
+	}
+}
+
+// testSaveFinishesRuns: a save that carries end records writes them with
+// everything else, only for the lease holder, and a record of a run that
+// never started fails the whole save.
+func testSaveFinishesRuns(t *testing.T, b store.Backend) {
+	mustCreate(t, b, "s_1")
+	old, next := store.NewOwner(), store.NewOwner()
+	now := time.Now()
+	mustAcquire(t, b, "s_1", old, now)
+	run := SampleExecution("s_1")
+	if err := b.StartExecution(ctx, store.Start{Execution: run, CallKey: "t_1/r1/call_1", Owner: old}); err != nil {
+		t.Fatal(err)
+	}
+	done := run
+	done.Completed, done.DurationMS = true, 42
+
+	ghost := SampleExecution("s_1")
+	ghost.ExecutionID = "web_search_1763769600123_ffffffff"
+	_, err := b.Save(ctx, store.Save{SessionID: "s_1", Owner: old, Messages: Raw(`{"a":1}`), At: T0.Add(time.Hour),
+		Finished: []store.Finish{{Execution: done, Outcome: `{"result":"ok"}`}, {Execution: ghost}}})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a save finishing a run that never started: %v, want ErrNotFound", err)
+	}
+	if msgs, _ := b.Messages(ctx, "s_1"); len(msgs) != 0 {
+		t.Errorf("the refused save left %d messages", len(msgs))
+	}
+	if got, outcome, _ := b.CallOutcome(ctx, "t_1/r1/call_1"); got.Completed || outcome != "" {
+		t.Errorf("the refused save finished the run: %+v %q", got, outcome)
+	}
+
+	if _, err := b.Save(ctx, store.Save{SessionID: "s_1", Owner: old, Messages: Raw(`{"a":1}`), At: T0.Add(time.Hour),
+		Finished: []store.Finish{{Execution: done, Outcome: `{"result":"ok"}`}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, outcome, err := b.CallOutcome(ctx, "t_1/r1/call_1")
+	if err != nil || !got.Completed || got.DurationMS != 42 || outcome != `{"result":"ok"}` {
+		t.Fatalf("after the save: %+v %q %v", got, outcome, err)
+	}
+
+	// A lost lease: the old owner's save changes neither the session nor the run.
+	if _, err := b.Acquire(ctx, "s_1", next, now.Add(2*term), term); err != nil {
+		t.Fatal(err)
+	}
+	late := done
+	late.Completed, late.Error = false, "late"
+	if _, err := b.Save(ctx, store.Save{SessionID: "s_1", Owner: old, Messages: Raw(`{"b":2}`), At: T0.Add(2 * time.Hour),
+		Finished: []store.Finish{{Execution: late}}}); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("a save after the lease was lost: %v, want ErrLeaseLost", err)
+	}
+	if got, outcome, _ := b.CallOutcome(ctx, "t_1/r1/call_1"); !got.Completed || got.Error != "" || outcome != `{"result":"ok"}` {
+		t.Errorf("the old owner's save changed the run: %+v %q", got, outcome)
 	}
 }
 
