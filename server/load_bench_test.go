@@ -127,10 +127,7 @@ func benchTurn(url, token, session, msg string) (string, time.Duration, error) {
 
 // percentile returns the p-th percentile (0..1) of sorted durations.
 func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
+	return llmtest.Percentile(sorted, p)
 }
 
 // benchModelDelay is the tool-round cases' model latency and its jitter:
@@ -204,9 +201,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 				times = &model.times
 				url, token, app = benchApp(b, model.url, "moderate")
 			}
-			var mu sync.Mutex
-			var overheads []time.Duration
-			var errs, invalid atomic.Int64
+			var invalid atomic.Int64
 			var left atomic.Int64
 			left.Store(int64(b.N))
 			// The WAL's size is sampled while the turns run.
@@ -227,53 +222,29 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 			}()
 			b.ResetTimer()
 			cpu0 := cpuTime()
-			var wg sync.WaitGroup
-			for i := range sessions {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					// Sessions start spread over one model delay, as people
-					// typing do, not all in the same millisecond.
-					time.Sleep(time.Duration(i) * delay / time.Duration(sessions))
-					session := ""
-					for turn := 0; left.Add(-1) >= 0; turn++ {
-						marker := fmt.Sprintf("marker-%d-%d", i, turn)
-						sent := time.Now()
-						s, valid, err := benchTurnValid(url, token, session, "session asks a question "+marker)
-						took := time.Since(sent)
-						if err != nil {
-							errs.Add(1)
-							continue
-						}
-						session = s
-						if !valid {
-							invalid.Add(1)
-						}
-						key := func(r int) string { return marker }
-						if tool {
-							key = func(r int) string { return fmt.Sprintf("%s/%d", marker, r) }
-						}
-						ok := true
-						for r := 1; r <= rounds; r++ {
-							v, found := times.Load(key(r))
-							if !found {
-								ok = false
-								break
-							}
-							at := v.([2]time.Time)
-							took -= at[1].Sub(at[0])
-						}
-						if !ok {
-							errs.Add(1)
-							continue
-						}
-						mu.Lock()
-						overheads = append(overheads, took/time.Duration(rounds))
-						mu.Unlock()
-					}
-				}()
-			}
-			wg.Wait()
+			sessionOf := make([]string, sessions)
+			overheads, errs := llmtest.PlaySessions(sessions, delay, func() bool { return left.Add(-1) >= 0 }, func(i, n int) (time.Duration, error) {
+				marker := fmt.Sprintf("marker-%d-%d", i, n)
+				sent := time.Now()
+				s, valid, err := benchTurnValid(url, token, sessionOf[i], "session asks a question "+marker)
+				took := time.Since(sent)
+				if err != nil {
+					return 0, err
+				}
+				sessionOf[i] = s
+				if !valid {
+					invalid.Add(1)
+				}
+				key := func(r int) string { return marker }
+				if tool {
+					key = func(r int) string { return fmt.Sprintf("%s/%d", marker, r) }
+				}
+				d, ok := llmtest.Overhead(times, key, took, rounds)
+				if !ok {
+					return 0, fmt.Errorf("turn %s did not reach the model %d times", marker, rounds)
+				}
+				return d, nil
+			})
 			cpu := cpuTime() - cpu0
 			b.StopTimer()
 			close(stopWAL)
@@ -289,10 +260,9 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 					}
 				}
 			}
-			slices.Sort(overheads)
-			b.ReportMetric(float64(percentile(overheads, 0.50).Microseconds())/1000, "overhead-p50-ms")
-			b.ReportMetric(float64(percentile(overheads, 0.99).Microseconds())/1000, "overhead-p99-ms")
-			b.ReportMetric(float64(errs.Load()), "errors")
+			b.ReportMetric(float64(llmtest.Percentile(overheads, 0.50).Microseconds())/1000, "overhead-p50-ms")
+			b.ReportMetric(float64(llmtest.Percentile(overheads, 0.99).Microseconds())/1000, "overhead-p99-ms")
+			b.ReportMetric(float64(errs), "errors")
 			if tool {
 				b.ReportMetric(float64(invalid.Load()), "invalid")
 				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/turn")

@@ -9,10 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -92,9 +90,6 @@ func BenchmarkServeUnderLoad(b *testing.B) {
 func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, duration time.Duration) {
 	model := llmtest.NewToolRoundModel(b, tool, delay, delay/2)
 	srv := startLoadServer(b, bin, model.URL)
-	var mu sync.Mutex
-	var overheads []time.Duration
-	var errs, turns atomic.Int64
 	var left atomic.Int64
 	left.Store(int64(b.N))
 	var end time.Time
@@ -122,46 +117,23 @@ func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, du
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512, MaxIdleConns: 512}}
 	b.ResetTimer()
 	user0, sys0 := srv.cpuParts()
-	var wg sync.WaitGroup
-	for i := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Sessions start spread over one model delay, as people typing do.
-			time.Sleep(time.Duration(i) * delay / time.Duration(sessions))
-			session := ""
-			for turn := 0; left.Add(-1) >= 0 && (end.IsZero() || time.Now().Before(end)); turn++ {
-				marker := fmt.Sprintf("marker-%d-%d", i, turn)
-				sent := time.Now()
-				s, err := loadTurn(client, srv.url, srv.token, session, "please look at the files "+marker)
-				took := time.Since(sent)
-				if err != nil {
-					errs.Add(1)
-					continue
-				}
-				session = s
-				ok := true
-				for r := 1; r <= 2; r++ {
-					v, found := model.Times.Load(fmt.Sprintf("%s/%d", marker, r))
-					if !found {
-						ok = false
-						break
-					}
-					at := v.([2]time.Time)
-					took -= at[1].Sub(at[0])
-				}
-				if !ok {
-					errs.Add(1)
-					continue
-				}
-				turns.Add(1)
-				mu.Lock()
-				overheads = append(overheads, took/2)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	sessionOf := make([]string, sessions)
+	more := func() bool { return left.Add(-1) >= 0 && (end.IsZero() || time.Now().Before(end)) }
+	overheads, errs := llmtest.PlaySessions(sessions, delay, more, func(i, n int) (time.Duration, error) {
+		marker := fmt.Sprintf("marker-%d-%d", i, n)
+		sent := time.Now()
+		s, err := loadTurn(client, srv.url, srv.token, sessionOf[i], "please look at the files "+marker)
+		took := time.Since(sent)
+		if err != nil {
+			return 0, err
+		}
+		sessionOf[i] = s
+		d, ok := llmtest.Overhead(&model.Times, func(r int) string { return fmt.Sprintf("%s/%d", marker, r) }, took, 2)
+		if !ok {
+			return 0, fmt.Errorf("turn %s did not reach the model twice", marker)
+		}
+		return d, nil
+	})
 	user1, sys1 := srv.cpuParts()
 	user, sys := user1-user0, sys1-sys0
 	cpu := user + sys
@@ -172,21 +144,15 @@ func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, du
 	for deadline := time.Now().Add(5 * time.Second); walIdle > 0 && time.Now().Before(deadline); walIdle = srv.walBytes() {
 		time.Sleep(100 * time.Millisecond)
 	}
-	slices.Sort(overheads)
-	pct := func(q float64) float64 {
-		if len(overheads) == 0 {
-			return 0
-		}
-		return float64(overheads[int(q*float64(len(overheads)-1))].Microseconds()) / 1000
-	}
+	pct := func(q float64) float64 { return float64(llmtest.Percentile(overheads, q).Microseconds()) / 1000 }
 	b.ReportMetric(pct(0.50), "overhead-p50-ms")
 	b.ReportMetric(pct(0.99), "overhead-p99-ms")
-	b.ReportMetric(float64(errs.Load()), "errors")
-	if n := turns.Load(); n > 0 {
+	b.ReportMetric(float64(errs), "errors")
+	if n := len(overheads); n > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "server-cpu-ms/turn")
 		b.ReportMetric(float64(sys.Microseconds())/1000/float64(n), "server-sys-ms/turn")
 	}
-	b.ReportMetric(float64(turns.Load()), "turns")
+	b.ReportMetric(float64(len(overheads)), "turns")
 	b.ReportMetric(float64(walPeak)/(1<<20), "wal-peak-MB")
 	b.ReportMetric(float64(walIdle)/(1<<20), "wal-idle-MB")
 	b.ReportMetric(float64(rssPeak)/(1<<20), "rss-peak-MB")
