@@ -110,6 +110,15 @@ type Preview struct {
 type GrantOffer struct {
 	Pattern string `json:"pattern"` // what later calls of the tool must match: notes/*, go.dev, *
 	Label   string `json:"label"`   // one line for people: "write files in notes/ for this session"
+	// Rule is the allow rule that approving with scope "always" saves in
+	// config.yaml; nil when the grant makes none (the top folder alone).
+	Rule *RuleOffer `json:"rule,omitempty"`
+}
+
+// A RuleOffer is an allow rule as approving a call with scope "always" saves it.
+type RuleOffer struct {
+	Text string `json:"text"` // in words: "allow write_file in notes/"
+	YAML string `json:"yaml"` // as safety.rules holds it: {allow: write_file, path: "notes/"}
 }
 
 // Scopes of a Decision: how far an approval reaches.

@@ -135,7 +135,7 @@ func overwrite() api.PendingTool {
 	p.Preview = &api.Preview{Kind: api.PreviewOverwrite, Path: "notes.txt", Size: 8, Added: 3, Removed: 1,
 		Diff:    "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,4 @@\n one\n-old\t2\n+two\n+three\n+four\n",
 		Summary: "overwrites notes.txt (+3 −1)"}
-	p.Grant = &api.GrantOffer{Pattern: "*", Label: "write files in the workspace's top folder for this session"}
+	p.Grant = clienttest.Offer("write_file", "*", "write files in the workspace's top folder for this session")
 	return p
 }
 
@@ -292,7 +292,7 @@ func TestBatchGrant(t *testing.T) {
 	offer := func(tool, args, id, pattern string) api.PendingTool {
 		p := clienttest.Call(tool, args, id)
 		if pattern != "" {
-			p.Grant = &api.GrantOffer{Pattern: pattern, Label: "label"}
+			p.Grant = clienttest.Offer(tool, pattern, "label")
 		}
 		return p
 	}

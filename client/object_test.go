@@ -135,9 +135,9 @@ func TestDestructiveCallsHaveNoDefault(t *testing.T) {
 // told the same keys.
 func TestPromptListsTheKeysThatWork(t *testing.T) {
 	withRule := clienttest.Call("write_file", `{"path":"notes/a.txt","content":"x"}`, "c1")
-	withRule.Grant = &api.GrantOffer{Pattern: "notes/*", Label: "write files in notes/ for this session"}
+	withRule.Grant = clienttest.Offer("write_file", "notes/*", "write files in notes/ for this session")
 	noRule := clienttest.Call("write_file", `{"path":"a.txt","content":"x"}`, "c1")
-	noRule.Grant = &api.GrantOffer{Pattern: "*", Label: "write files in the workspace's top folder for this session"}
+	noRule.Grant = clienttest.Offer("write_file", "*", "write files in the workspace's top folder for this session")
 	strict := clienttest.Call("write_file", `{"path":"a.txt","content":"x"}`, "c1")
 	strict.NoGrant = "the strict preset asks for every write_file call (/preset moderate allows grants)"
 	tests := []struct {

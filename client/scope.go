@@ -2,7 +2,6 @@ package client
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -33,43 +32,15 @@ type SavedRule struct {
 	YAML  string // as written in safety.rules: {allow: write_file, path: "notes/"}
 }
 
-// RuleOf is the rule that approving p with scope always would save: for
-// write_file and read_file the folder of the offer's pattern (notes/* gives
-// notes/), for list_directory the folder listed, for read_webpage the host, and
-// for web_search the tool alone. It reports false when p carries no offer or
-// its offer names no folder or host a rule can hold (the top folder alone, *).
+// RuleOf is the rule that approving p with scope always saves, as the server
+// offers it with the grant (the folder, the host, or web_search alone),
+// escaped as Visible does. It reports false when p carries no offer or its
+// offer makes no rule (the top folder alone).
 func RuleOf(p api.PendingTool) (SavedRule, bool) {
-	g := p.Grant
-	if g == nil {
+	if p.Grant == nil || p.Grant.Rule == nil {
 		return SavedRule{}, false
 	}
-	tool := Visible(p.ToolName)
-	switch p.ToolName {
-	case "write_file", "read_file", "list_directory":
-		folder, ok := g.Pattern, true
-		if p.ToolName != "list_directory" {
-			folder, ok = strings.CutSuffix(g.Pattern, "/*")
-		}
-		folder = strings.TrimSuffix(folder, "/")
-		if !ok || folder == "" {
-			return SavedRule{}, false
-		}
-		path := Visible(folder) + "/"
-		where := "in " + path
-		if folder == "." {
-			where = "anywhere in the workspace"
-		}
-		return SavedRule{Words: "allow " + tool + " " + where, YAML: fmt.Sprintf(`{allow: %s, path: "%s"}`, tool, path)}, true
-	case "read_webpage":
-		if g.Pattern == "" {
-			return SavedRule{}, false
-		}
-		host := Visible(g.Pattern)
-		return SavedRule{Words: "allow " + tool + " on " + host, YAML: fmt.Sprintf(`{allow: %s, host: "%s"}`, tool, host)}, true
-	case "web_search":
-		return SavedRule{Words: "allow " + tool, YAML: "{allow: " + tool + "}"}, true
-	}
-	return SavedRule{}, false
+	return SavedRule{Words: Visible(p.Grant.Rule.Text), YAML: Visible(p.Grant.Rule.YAML)}, true
 }
 
 // GrantLines are what s shows above its question: the session grant offered

@@ -13,8 +13,9 @@ import (
 	"github.com/ailab/ai-lab/client/clienttest"
 )
 
-// RuleOf words the rule that scope always saves from the grant offered: the
-// folder of a file tool's pattern, the host of read_webpage, web_search alone.
+// RuleOf shows the rule the server offers with a grant (the one scope always
+// saves): the folder of a file tool's pattern, the host of read_webpage,
+// web_search alone, escaped where it holds deceptive characters.
 func TestRuleOf(t *testing.T) {
 	tests := []struct {
 		name, tool, pattern string
@@ -26,14 +27,13 @@ func TestRuleOf(t *testing.T) {
 		{"the workspace", "write_file", "./*", "allow write_file anywhere in the workspace", `{allow: write_file, path: "./"}`},
 		{"read_webpage on a host", "read_webpage", "go.dev", "allow read_webpage on go.dev", `{allow: read_webpage, host: "go.dev"}`},
 		{"web_search", "web_search", "*", "allow web_search", `{allow: web_search}`},
-		{"a deceptive folder is escaped", "write_file", "notes\u3164/*", `allow write_file in notes\u3164/`, `{allow: write_file, path: "notes\u3164/"}`},
 		{"the top folder alone makes no rule", "write_file", "*", "", ""},
 		{"a tool without rules", "delete_file", "old/*", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := clienttest.Call(tt.tool, `{}`, "c")
-			p.Grant = &api.GrantOffer{Pattern: tt.pattern, Label: "label"}
+			p.Grant = clienttest.Offer(tt.tool, tt.pattern, "label")
 			r, ok := client.RuleOf(p)
 			if ok != (tt.words != "") || r.Words != tt.words || r.YAML != tt.yaml {
 				t.Fatalf("RuleOf = %+v, %v; want %q, %q", r, ok, tt.words, tt.yaml)
@@ -42,6 +42,14 @@ func TestRuleOf(t *testing.T) {
 	}
 	if _, ok := client.RuleOf(clienttest.Call("write_file", `{}`, "c")); ok {
 		t.Fatal("a rule for a call without an offer")
+	}
+	// The server never offers a rule for a deceptive folder; one that did
+	// must still not fool the screen.
+	p := clienttest.Call("write_file", `{}`, "c")
+	p.Grant = &api.GrantOffer{Pattern: "notes\u3164/*", Label: "label",
+		Rule: &api.RuleOffer{Text: "allow write_file in notes\u3164/", YAML: `{allow: write_file, path: "notes` + "\u3164" + `/"}`}}
+	if r, _ := client.RuleOf(p); r.Words != `allow write_file in notes\u3164/` || r.YAML != `{allow: write_file, path: "notes\u3164/"}` {
+		t.Fatalf("a deceptive rule shown as %+v", r)
 	}
 }
 
@@ -52,7 +60,7 @@ func TestBatchAlwaysAndReopen(t *testing.T) {
 	offer := func(args, id, pattern string) api.PendingTool {
 		p := clienttest.Call("write_file", args, id)
 		if pattern != "" {
-			p.Grant = &api.GrantOffer{Pattern: pattern, Label: "label"}
+			p.Grant = clienttest.Offer("write_file", pattern, "label")
 		}
 		return p
 	}
@@ -90,7 +98,7 @@ func TestBatchAlwaysAndReopen(t *testing.T) {
 func TestOnceSessionAndAlways(t *testing.T) {
 	notes := func(id, name string) api.PendingTool {
 		p := clienttest.Call("write_file", `{"path":"notes/`+name+`","content":"x"}`, id)
-		p.Grant = &api.GrantOffer{Pattern: "notes/*", Label: "write files in notes/ for this session"}
+		p.Grant = clienttest.Offer("write_file", "notes/*", "write files in notes/ for this session")
 		p.Reason = "preset moderate: write_file asks"
 		return p
 	}
@@ -98,7 +106,7 @@ func TestOnceSessionAndAlways(t *testing.T) {
 	del.NoGrant = "delete_file never takes a grant: each such call asks"
 	del.Reason = "preset moderate: delete_file asks"
 	search := clienttest.Call("web_search", `{"query":"go"}`, "c4")
-	search.Grant = &api.GrantOffer{Pattern: "*", Label: "search the web for this session"}
+	search.Grant = clienttest.Offer("web_search", "*", "search the web for this session")
 	srv := clienttest.New(t, clienttest.Pending("s_1", del, notes("c2", "a.txt"), notes("c3", "b.txt"), search), clienttest.Final("s_1", "Done."))
 	var out, prompt bytes.Buffer
 	// c1: s and r say why, then y. c2: r, n at its question, then r and y (c3
@@ -139,7 +147,7 @@ func TestOnceSessionAndAlways(t *testing.T) {
 func TestOnceConfigLockedAsksAgain(t *testing.T) {
 	first := clienttest.Call("web_search", `{"query":"go"}`, "c1")
 	second := clienttest.Call("write_file", `{"path":"notes/a.txt","content":"x"}`, "c2")
-	second.Grant = &api.GrantOffer{Pattern: "notes/*", Label: "write files in notes/ for this session"}
+	second.Grant = clienttest.Offer("write_file", "notes/*", "write files in notes/ for this session")
 	srv := clienttest.New(t, clienttest.Pending("s_1", first, second), clienttest.Final("s_1", "Done."))
 	srv.ConfigLocked = "AILAB_SAFETY_PRESET overrides safety.preset of config.yaml; approve with scope \"session\" instead"
 	var out, prompt bytes.Buffer
@@ -184,6 +192,6 @@ func TestPolicyAndConfigLocked(t *testing.T) {
 
 func offerNotes(id string) api.PendingTool {
 	p := clienttest.Call("write_file", `{"path":"notes/a.txt","content":"x"}`, id)
-	p.Grant = &api.GrantOffer{Pattern: "notes/*", Label: "write files in notes/ for this session"}
+	p.Grant = clienttest.Offer("write_file", "notes/*", "write files in notes/ for this session")
 	return p
 }

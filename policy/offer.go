@@ -64,7 +64,23 @@ func (p *Policy) Offer(c Call) (*api.GrantOffer, string) {
 	default:
 		return nil, c.Name + " never takes a grant: each such call asks"
 	}
-	return &api.GrantOffer{Pattern: pattern, Label: grantLabel(c.Name, pattern) + " for this session"}, ""
+	offer := &api.GrantOffer{Pattern: pattern, Label: grantLabel(c.Name, pattern) + " for this session"}
+	offer.Rule = RuleOfferFor(c.Name, *offer)
+	return offer, ""
+}
+
+// RuleOfferFor is the rule RuleFor makes of the grant g of tool, as a grant
+// offer carries it for the client to show (nil when it makes none).
+func RuleOfferFor(tool string, g api.GrantOffer) *api.RuleOffer {
+	r, err := RuleFor(tool, g)
+	if err != nil {
+		return nil
+	}
+	text := r.String()
+	if r.Path == "./" {
+		text = "allow " + r.Tool + " anywhere in the workspace"
+	}
+	return &api.RuleOffer{Text: text, YAML: r.YAML()}
 }
 
 // plainPath reports whether a path reads as what it is: no wildcard or

@@ -201,6 +201,11 @@ func TestAlwaysSavesARule(t *testing.T) {
 		writeCall("w1", "notes/a.txt", "a"), citeResults("Wrote"),
 		writeCall("w2", "notes/b.txt", "b"), citeResults("Wrote"))
 	r := h.chat("", "write a")
+	// The offer shows the very rule that scope always then saves.
+	offered := r.ToolsPending[0].Grant
+	if offered == nil || offered.Rule == nil || offered.Rule.YAML != `{allow: write_file, path: "notes/"}` || offered.Rule.Text != "allow write_file in notes/" {
+		t.Fatalf("the grant offer's rule: %+v", offered)
+	}
 	t.Setenv("AILAB_SAFETY_RULES", "[]")
 	code, e := h.errorOf("POST", "/chat/approve", api.ApproveRequest{SessionID: r.SessionID, Decisions: []api.Decision{{ToolCallID: "w1", Approved: true, Scope: api.ScopeAlways}}})
 	if code != http.StatusConflict || e.Code != api.CodeConfigLocked || !strings.Contains(e.Message, "AILAB_SAFETY_RULES") {
@@ -212,7 +217,7 @@ func TestAlwaysSavesARule(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	b, _ := os.ReadFile(h.cfgPath)
-	if !strings.Contains(string(b), "# the preset under test") || !strings.Contains(string(b), `{allow: write_file, path: "notes/"}`) {
+	if !strings.Contains(string(b), "# the preset under test") || !strings.Contains(string(b), offered.Rule.YAML) {
 		t.Fatalf("config.yaml now:\n%s", b)
 	}
 	r = h.chat("", "write b")

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/policy"
 )
 
 // Token is the bearer token every Server expects.
@@ -423,6 +424,15 @@ func Pending(session string, calls ...api.PendingTool) api.TurnReply {
 		ApprovalRequired: true, SessionID: session, ToolsPending: calls,
 		Message: approvalMessage(len(calls)),
 	}
+}
+
+// Offer is the grant offer the server makes for a call of tool whose object
+// gives pattern: label, and the rule scope always would save, made by the
+// server's own policy.
+func Offer(tool, pattern, label string) *api.GrantOffer {
+	g := &api.GrantOffer{Pattern: pattern, Label: label}
+	g.Rule = policy.RuleOfferFor(tool, *g)
+	return g
 }
 
 // Call is one pending tool call.

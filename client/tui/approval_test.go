@@ -25,7 +25,7 @@ func writes(n int) api.TurnReply {
 }
 
 func offering(p api.PendingTool) api.PendingTool {
-	p.Grant = &api.GrantOffer{Pattern: "notes/*", Label: "write files in notes/ for this session"}
+	p.Grant = clienttest.Offer(p.ToolName, "notes/*", "write files in notes/ for this session")
 	return p
 }
 
@@ -35,7 +35,7 @@ func overwriteCall() api.PendingTool {
 	p.Preview = &api.Preview{Kind: api.PreviewOverwrite, Path: "notes.txt", Size: 8, Added: 3, Removed: 1,
 		Diff:    "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,4 @@\n one\n-old\n+two\n+three\n+four\n",
 		Summary: "overwrites notes.txt (+3 −1)"}
-	p.Grant = &api.GrantOffer{Pattern: "*", Label: "write files in the workspace's top folder for this session"}
+	p.Grant = clienttest.Offer("write_file", "*", "write files in the workspace's top folder for this session")
 	return p
 }
 

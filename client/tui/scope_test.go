@@ -122,7 +122,7 @@ func TestAlwaysKeyWithoutARule(t *testing.T) {
 	del := clienttest.Call("delete_file", `{"path":"old.txt"}`, "c1")
 	del.NoGrant = "delete_file never takes a grant: each such call asks"
 	top := clienttest.Call("write_file", `{"path":"a.txt","content":"x"}`, "c2")
-	top.Grant = &api.GrantOffer{Pattern: "*", Label: "write files in the workspace's top folder for this session"}
+	top.Grant = clienttest.Offer("write_file", "*", "write files in the workspace's top folder for this session")
 	srv := clienttest.New(t, clienttest.Pending("s_1", del, top))
 	m := newTestModel(t, srv, 140, 30)
 	send(t, m, "go")
@@ -213,7 +213,10 @@ func TestDeceptiveCharactersAreEscaped(t *testing.T) {
 		t.Run(fmt.Sprintf("U+%04X", c), func(t *testing.T) {
 			folder := "notes" + string(c)
 			call := clienttest.Call("write_file", `{"path":"`+folder+`/a.txt","content":"x"}`, "c1")
-			call.Grant = &api.GrantOffer{Pattern: folder + "/*", Label: "write files in " + folder + "/ for this session"}
+			// The server never offers such a grant; a server that did must
+			// still not fool the screen.
+			call.Grant = &api.GrantOffer{Pattern: folder + "/*", Label: "write files in " + folder + "/ for this session",
+				Rule: &api.RuleOffer{Text: "allow write_file in " + folder + "/", YAML: `{allow: write_file, path: "` + folder + `/"}`}}
 			call.Reason = "preset moderate: write_file asks in " + folder + "/"
 			srv := clienttest.New(t, clienttest.Pending("s_1", call))
 			m := newTestModel(t, srv, 140, 40)
