@@ -34,6 +34,7 @@ type entry struct {
 	tools      []api.ToolUse
 	validation *api.Validation
 	rows       []helpRow // the list of a kindRows entry
+	turn       int       // a kindUser entry's number among the session's messages (what /undo N counts)
 
 	cached      string
 	cachedWidth int
@@ -57,9 +58,15 @@ type conversation struct {
 	joinedWidth int
 	dirty       bool
 	split       []string // joined cut into lines; nil until asked for after a change
+	turns       int      // the user's messages so far
 }
 
+// add appends e; a message of the user's gets its turn number.
 func (c *conversation) add(e entry) {
+	if e.kind == kindUser {
+		c.turns++
+		e.turn = c.turns
+	}
 	c.entries = append(c.entries, e)
 	c.dirty = true
 }
@@ -111,7 +118,8 @@ func (c *conversation) lines(width int) []string {
 func (c *conversation) renderEntry(e *entry, width int) string {
 	switch e.kind {
 	case kindUser:
-		return c.st.user.Render("You") + "\n" + ansi.Wrap(client.TerminalSafe(e.text), width, "")
+		// The number is what /undo N takes.
+		return c.st.user.Render("You") + c.st.dim.Render(fmt.Sprintf(" · turn %d", e.turn)) + "\n" + ansi.Wrap(client.TerminalSafe(e.text), width, "")
 	case kindAssistant:
 		var sb strings.Builder
 		sb.WriteString(c.st.assistant.Render("AI"))

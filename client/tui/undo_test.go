@@ -250,3 +250,34 @@ func TestHelpListsUndo(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesShowTheTurnUndoTakes: each of the user's messages shows its
+// turn number, the N of /undo N, in a live session and in a resumed one.
+func TestMessagesShowTheTurnUndoTakes(t *testing.T) {
+	m, srv := undoSession(t, 120, 40, previewThenDone)
+	v := plain(m)
+	if !strings.Contains(v, "You · turn 1") || !strings.Contains(v, "You · turn 2") || strings.Contains(v, "turn 3") {
+		t.Fatalf("the conversation:\n%s", v)
+	}
+	send(t, m, "/undo 2")
+	if got := srv.Undos(); len(got) != 1 || got[0] != `undo s_1 {"turn":2,"preview":true}` {
+		t.Fatalf("requests %q", got)
+	}
+	r := resumeSession([]api.Message{
+		{Role: "user", Content: "one"}, {Role: "assistant", Content: "a"},
+		{Role: "user", Content: "two"}, {Role: "assistant", Content: "b"},
+	}, false)
+	var c conversation
+	for _, e := range r.entries {
+		c.add(e)
+	}
+	var turns []int
+	for _, e := range c.entries {
+		if e.kind == kindUser {
+			turns = append(turns, e.turn)
+		}
+	}
+	if fmt.Sprint(turns) != "[1 2]" {
+		t.Fatalf("a resumed session's turns: %v", turns)
+	}
+}
