@@ -7,21 +7,24 @@ import (
 	"golang.org/x/net/html"
 )
 
-func TestSameArticle(t *testing.T) {
+func TestReadableWithin(t *testing.T) {
 	article := "The council voted on Tuesday to close the old bridge to cars. Repairs will take two years and cost four million."
+	related := " Related stories: a new park opens downtown, the library extends its hours, schools close for the holiday week, the market moves to the square."
 	tests := []struct {
-		name string
-		a, b string
-		want bool
+		name           string
+		readable, text string
+		want           bool
 	}{
 		{"same words, other spacing and markers", article, "- " + article, true},
-		{"one holds a long tail the other lacks", article, article + " Related stories: a new park opens downtown, the library extends its hours, schools close for the holiday week.", false},
+		{"trafilatura holds a long tail readability lacks", article, article + related, true},
+		{"readability holds a long tail trafilatura lacks", article + related, article, false},
+		{"another block of the page", related, article, false},
 		{"empty", article, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := sameArticle(tt.a, tt.b); got != tt.want {
-				t.Errorf("sameArticle = %v, want %v", got, tt.want)
+			if got := readableWithin(tt.readable, tt.text); got != tt.want {
+				t.Errorf("readableWithin = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -69,7 +69,7 @@ func extractArticle(page []byte, pageURL *url.URL) article {
 			a.text = strings.TrimSpace(res.ContentText)
 		}
 	}
-	if !short && sameArticle(a.text, readableText) {
+	if !short && readableWithin(readableText, a.text) {
 		a.text = linesAlsoIn(readableText, a.text)
 	}
 	if a.text == "" {
