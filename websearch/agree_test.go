@@ -45,7 +45,9 @@ func TestPruneComments(t *testing.T) {
 <div class="Article-Comments"><p>first!</p></div>
 <section id="comments"><ol class="commentlist"><li>buy my pills</li></ol></section>
 <div id="disqus_thread"><p>load comments</p></div>
-<div class="sidebar"><p>Most read</p></div></body></html>`
+<div class="sidebar"><p>Most read</p></div>
+<div class="entry"><p>Posted by laurie</p><h2 id="comments">Comments</h2><div id="c1"><p>lovely hat</p></div><p class="posted">Posted by: Ellen</p></div>
+<p>About this blog</p></body></html>`
 	doc, err := html.Parse(strings.NewReader(page))
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +58,12 @@ func TestPruneComments(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := b.String()
-	for _, gone := range []string{"first!", "buy my pills", "load comments"} {
+	for _, gone := range []string{"first!", "buy my pills", "load comments", "lovely hat", "Posted by: Ellen"} {
 		if strings.Contains(got, gone) {
 			t.Errorf("comment text %q survived: %s", gone, got)
 		}
 	}
-	for _, kept := range []string{"The bridge closes in May.", "Most read"} {
+	for _, kept := range []string{"The bridge closes in May.", "Most read", "Posted by laurie", "About this blog"} {
 		if !strings.Contains(got, kept) {
 			t.Errorf("%q was pruned: %s", kept, got)
 		}
