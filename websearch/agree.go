@@ -26,9 +26,10 @@ import (
 // hold for the two to count as having found the same article. Below it
 // readability took another block of the page, or much that trafilatura saw as
 // boilerplate, and which of them is right is trafilatura's call (its own
-// fallback rule), not ours. Anywhere from a half to four fifths gives the same
-// answers on the extraction corpora; 0.9, demanding as well that readability
-// hold 0.9 of trafilatura's text, kept trafilatura's extra blocks.
+// fallback rule), not ours. Any share from a half to four fifths scores the
+// same on readability's and newspaper4k's pages, and on dragnet's, which took
+// no part in choosing it, 0.5, 0.7 and 0.9 score within 0.0025 of each other;
+// 0.9 demanded of both texts, as before, kept trafilatura's extra blocks.
 const coreShare = 0.7
 
 // lineShare is how much of a readability line (in shingles) trafilatura's text
