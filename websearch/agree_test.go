@@ -7,21 +7,24 @@ import (
 	"golang.org/x/net/html"
 )
 
-func TestSameArticle(t *testing.T) {
+func TestReadableWithin(t *testing.T) {
 	article := "The council voted on Tuesday to close the old bridge to cars. Repairs will take two years and cost four million."
+	related := " Related stories: a new park opens downtown, the library extends its hours, schools close for the holiday week, the market moves to the square."
 	tests := []struct {
-		name string
-		a, b string
-		want bool
+		name           string
+		readable, text string
+		want           bool
 	}{
 		{"same words, other spacing and markers", article, "- " + article, true},
-		{"one holds a long tail the other lacks", article, article + " Related stories: a new park opens downtown, the library extends its hours, schools close for the holiday week.", false},
+		{"trafilatura holds a long tail readability lacks", article, article + related, true},
+		{"readability holds a long tail trafilatura lacks", article + related, article, false},
+		{"another block of the page", related, article, false},
 		{"empty", article, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := sameArticle(tt.a, tt.b); got != tt.want {
-				t.Errorf("sameArticle = %v, want %v", got, tt.want)
+			if got := readableWithin(tt.readable, tt.text); got != tt.want {
+				t.Errorf("readableWithin = %v, want %v", got, tt.want)
 			}
 		})
 	}
@@ -42,7 +45,9 @@ func TestPruneComments(t *testing.T) {
 <div class="Article-Comments"><p>first!</p></div>
 <section id="comments"><ol class="commentlist"><li>buy my pills</li></ol></section>
 <div id="disqus_thread"><p>load comments</p></div>
-<div class="sidebar"><p>Most read</p></div></body></html>`
+<div class="sidebar"><p>Most read</p></div>
+<div class="entry"><p>Posted by laurie</p><h2 id="comments">Comments</h2><div id="c1"><p>lovely hat</p></div><p class="posted">Posted by: Ellen</p></div>
+<p>About this blog</p></body></html>`
 	doc, err := html.Parse(strings.NewReader(page))
 	if err != nil {
 		t.Fatal(err)
@@ -53,12 +58,12 @@ func TestPruneComments(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := b.String()
-	for _, gone := range []string{"first!", "buy my pills", "load comments"} {
+	for _, gone := range []string{"first!", "buy my pills", "load comments", "lovely hat", "Posted by: Ellen"} {
 		if strings.Contains(got, gone) {
 			t.Errorf("comment text %q survived: %s", gone, got)
 		}
 	}
-	for _, kept := range []string{"The bridge closes in May.", "Most read"} {
+	for _, kept := range []string{"The bridge closes in May.", "Most read", "Posted by laurie", "About this blog"} {
 		if !strings.Contains(got, kept) {
 			t.Errorf("%q was pruned: %s", kept, got)
 		}

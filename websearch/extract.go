@@ -69,7 +69,7 @@ func extractArticle(page []byte, pageURL *url.URL) article {
 			a.text = strings.TrimSpace(res.ContentText)
 		}
 	}
-	if !short && sameArticle(a.text, readableText) {
+	if !short && readableWithin(readableText, a.text) {
 		a.text = linesAlsoIn(readableText, a.text)
 	}
 	if a.text == "" {
@@ -85,17 +85,45 @@ func extractArticle(page []byte, pageURL *url.URL) article {
 
 // pruneComments removes reader comment sections. trafilatura does this only
 // when it favours precision; otherwise, with comments excluded, it still
-// often takes a long comment thread for part of the article.
+// often takes a long comment thread for part of the article. Older blog
+// engines (Movable Type, for one) put no container around the comments: a
+// heading such as <h2 id="comments"> opens them, and they run to the end of
+// its parent, so the heading goes with everything after it.
 func pruneComments(n *html.Node) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
-		if c.Type == html.ElementNode && isCommentSection(c) {
+		switch {
+		case c.Type != html.ElementNode:
+		case isCommentSection(c):
 			n.RemoveChild(c)
-		} else {
+		case isCommentHeading(c):
+			for c != nil {
+				next := c.NextSibling
+				n.RemoveChild(c)
+				c = next
+			}
+			return
+		default:
 			pruneComments(c)
 		}
 		c = next
 	}
+}
+
+// isCommentHeading reports whether n is a heading that names itself the
+// comments (id or class starting with "comment").
+func isCommentHeading(n *html.Node) bool {
+	switch n.Data {
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+	default:
+		return false
+	}
+	for _, a := range n.Attr {
+		if (a.Key == "id" || a.Key == "class") && strings.HasPrefix(strings.ToLower(a.Val), "comment") {
+			return true
+		}
+	}
+	return false
 }
 
 // isCommentSection is trafilatura's own test for a comment section (its
