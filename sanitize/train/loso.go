@@ -46,6 +46,8 @@ type losoResult struct {
 	// Attack sources: their injections embedded between paragraphs of held-out
 	// benign pages of other sources, and those flagged.
 	inText, inTextHits int
+	// With -debug: the source's flagged benign texts, highest first.
+	flagged []string
 }
 
 // leaveOneSourceOut trains once without each source (with losoConfig), chooses the
@@ -105,8 +107,11 @@ func leaveOut(all []example, source string, held []example) losoResult {
 	rng := rand.New(rand.NewPCG(uint64(len(held)), 0x10505))
 	for _, e := range held {
 		r.n++
-		if m.Score(e.Text) >= t {
+		if sc := m.Score(e.Text); sc >= t {
 			r.hits++
+			if debug && e.Label == 0 {
+				r.flagged = append(r.flagged, fmt.Sprintf("%.4f %s %.200q", sc, e.Src, e.Text))
+			}
 		}
 		if e.Label == 0 || len(hosts) == 0 {
 			continue
@@ -142,6 +147,12 @@ func losoReport(rs []losoResult) string {
 			mark = "over 1%"
 		}
 		fmt.Fprintf(&b, "  %-34s %6d %9.4f %6d %8.3f  %s\n", r.source, r.n, r.threshold, r.hits, rate, mark)
+		if debug {
+			sort.Sort(sort.Reverse(sort.StringSlice(r.flagged)))
+			for _, f := range r.flagged[:min(8, len(r.flagged))] {
+				fmt.Fprintf(&b, "      %s\n", f)
+			}
+		}
 	}
 	fmt.Fprintf(&b, "  %-34s %6s %9s %6s %8.3f\n", "worst benign source", "", "", "", worst)
 	fmt.Fprintf(&b, "  %-34s %6s %9s %7s %8s %8s\n", "attack source", "n", "threshold", "recall", "in text", "(n)")

@@ -18,7 +18,10 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+
+	"github.com/ailab/ai-lab/sanitize/classifier"
 )
 
 func main() {
@@ -31,9 +34,22 @@ func main() {
 	flag.Float64Var(&defaultConfig.l2, "l2", defaultConfig.l2, "L2 penalty")
 	flag.BoolVar(&defaultConfig.capTopics, "cap-topics", defaultConfig.capTopics, "keep the topic words' weights at or under zero")
 	flag.Float64Var(&defaultConfig.maxWeight, "max-weight", defaultConfig.maxWeight, "cap on any weight (0: none)")
+	flag.Float64Var(&minHijackRecall, "min-hijack-recall", minHijackRecall, "calibration hijack recall the threshold keeps")
+	flag.Float64Var(&defaultConfig.hijackWeight, "hijack-weight", defaultConfig.hijackWeight, "weight of a direct hijack against an attack of another kind")
 	flag.StringVar(&losoOnly, "loso-only", "", "comma-separated sources: leave out only these (for experiments)")
+	score := flag.String("score", "", "only score this JSONL file with -model at -threshold and print the flagged share of each source")
+	modelPath := flag.String("model", "sanitize/classifier/model.bin", "with -score: the model file")
+	threshold := flag.Float64("threshold", classifier.Threshold, "with -score: the threshold")
 	flag.Parse()
-	losoConfig.maxWeight, losoConfig.l2, losoConfig.capTopics = defaultConfig.maxWeight, defaultConfig.l2, defaultConfig.capTopics
+	if *score != "" {
+		if err := scoreFile(*score, *modelPath, *threshold); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	epochs := losoConfig.epochs
+	losoConfig = defaultConfig
+	losoConfig.epochs = epochs
 	if err := run(*data, *out); err != nil {
 		log.Fatal(err)
 	}
@@ -93,4 +109,39 @@ func thresholdSource(t float64) []byte {
 const Threshold = %.4f
 `, calibShare, 100*calibFPR, minHijackRecall, t)
 	return []byte(b.String())
+}
+
+// scoreFile scores every text of a data file with the model in modelPath (a model
+// before this one, say) and prints, for each source, how many texts there are and
+// how many score at or over threshold.
+func scoreFile(path, modelPath string, threshold float64) error {
+	exs, err := loadFile(path)
+	if err != nil {
+		return err
+	}
+	bin, err := os.ReadFile(modelPath)
+	if err != nil {
+		return err
+	}
+	m, err := classifier.ParseModel(bin)
+	if err != nil {
+		return err
+	}
+	n, hits := map[string]int{}, map[string]int{}
+	for _, e := range exs {
+		n[sourceOf(e)]++
+		if m.Score(e.Text) >= threshold {
+			hits[sourceOf(e)]++
+		}
+	}
+	var names []string
+	for k := range n {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	fmt.Printf("%s scored with %s at %.4f\n  %-34s %6s %8s %8s\n", path, modelPath, threshold, "source", "n", "flagged", "share")
+	for _, k := range names {
+		fmt.Printf("  %-34s %6d %8d %8.3f\n", k, n[k], hits[k], float64(hits[k])/float64(n[k]))
+	}
+	return nil
 }

@@ -17,8 +17,11 @@ import (
 const calibFPR = 0.004
 
 // minHijackRecall is the recall of direct hijacks on the calibration split the
-// threshold keeps: the goal (0.80 on held-out data) with a margin.
-const minHijackRecall = 0.84
+// threshold keeps: the goal (0.80 on held-out data) with a margin. It was 0.84;
+// at 0.82 the threshold rose from 0.661 to 0.707 and the held-out hijack recall
+// fell from 0.837 to 0.812, a margin that a change of data can eat: the report's
+// goals say when it does. (A var, for the -min-hijack-recall flag.)
+var minHijackRecall = 0.82
 
 // chooseThreshold returns the lowest score that flags at most calibFPR of the benign
 // calibration texts of each benign category (web pages, news, emails, short

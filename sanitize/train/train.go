@@ -18,9 +18,17 @@ type config struct {
 	// maxWeight, when positive, caps every weight at it: no single word, pair or
 	// 4-gram can carry a window alone (a template's pet phrase, memorized).
 	maxWeight float64
+	// hijackWeight is the weight of a direct hijack (alone or inside a page)
+	// against an attack of another kind, each of which weighs 1. The threshold is
+	// held down by the direct hijacks (it is the highest that keeps minHijackRecall
+	// of them), while the injected tasks are caught far above their goal. On the
+	// same data and a recall floor of 0.84, weights 2, 3 and 4 gave thresholds of
+	// 0.641, 0.661 and 0.666, and task injections in web text of 0.866, 0.838 and
+	// 0.821 (held-out split).
+	hijackWeight float64
 }
 
-var defaultConfig = config{epochs: 12, rate: 0.3, l2: 1e-2, seed: 7, capTopics: true}
+var defaultConfig = config{epochs: 12, rate: 0.3, l2: 1e-2, seed: 7, capTopics: true, hijackWeight: 3}
 
 // An instance is one window to learn from.
 type instance struct {
@@ -34,8 +42,9 @@ type instance struct {
 // weight, since not every window of a long jailbreak is the jailbreak. In a page
 // with an embedded injection, the windows that hold most of the injection are
 // positives, those that miss it negatives, and the rest (a sliver of the injection)
-// are left out. Positives are then weighted to balance the negatives.
-func instances(exs []example) []instance {
+// are left out. A direct hijack weighs hijackWeight attacks. Positives are then
+// weighted to balance the negatives.
+func instances(exs []example, hijackWeight float64) []instance {
 	var out []instance
 	var pos, neg float64
 	for _, e := range exs {
@@ -50,11 +59,15 @@ func instances(exs []example) []instance {
 			}
 			continue
 		}
+		unit := 1.0
+		if e.Cat == catHijack || e.Cat == catHijackWeb {
+			unit = hijackWeight
+		}
 		if e.injEnd == 0 {
 			for _, w := range wins {
-				out = append(out, instance{feats: w.Features, label: 1, weight: 1 / float64(len(wins))})
+				out = append(out, instance{feats: w.Features, label: 1, weight: unit / float64(len(wins))})
 			}
-			pos++
+			pos += unit
 			continue
 		}
 		var hits []classifier.Window
@@ -69,10 +82,10 @@ func instances(exs []example) []instance {
 			}
 		}
 		for _, w := range hits {
-			out = append(out, instance{feats: w.Features, label: 1, weight: 1 / float64(len(hits))})
+			out = append(out, instance{feats: w.Features, label: 1, weight: unit / float64(len(hits))})
 		}
 		if len(hits) > 0 {
-			pos++
+			pos += unit
 		}
 	}
 	if pos > 0 {
@@ -90,7 +103,7 @@ func instances(exs []example) []instance {
 // features each have the value classifier.Norm(count), as in classifier.Model.WindowLogit.
 // It is deterministic: a fixed shuffle seed and one goroutine.
 func train(exs []example, cfg config) *classifier.Model {
-	data := instances(exs)
+	data := instances(exs, cfg.hijackWeight)
 	w := make([]float64, 1<<classifier.TableBits)
 	capped := make([]bool, len(w))
 	if cfg.capTopics {

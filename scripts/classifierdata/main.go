@@ -55,28 +55,39 @@ type record struct {
 
 // The pinned snapshots.
 var sources = map[string]string{
-	"meta-llama/PurpleLlama":                 "4be64c3a24442b51c76175e6ec67722cc3f5fe38",
-	"TakSec/Prompt-Injection-Everywhere":     "9b69c8ae7958f68d562d484103a7b14b66983d63",
-	"NVIDIA/garak":                           "cafbe992780df70015de7295ca026b70c4629ada",
-	"sequrity-ai/agentdojo":                  "357c80dea9af34323f709c3505d9e6d224654c7e",
-	"mozilla/readability":                    "ab4027a8b37669745016869a37a504727992b2ba",
-	"markusmobius/go-trafilatura":            "67c3f2a1ca17e9a7b9643239d88d5fe25a36b6ed",
-	"rust-lang/book":                         "917544888a55e4da7109bdba8c88c893c0da70f4",
-	"tldr-pages/tldr":                        "08e345f42639f67d99282813247ac670dc6e87cb",
-	"mailgun/talon":                          "71d9b6eb78e985bcdfbf99b69c20c001b4b818c4",
-	"github/email_reply_parser":              "59e5859cfe826d3cb6069bbbfd8577230c93b3cf",
-	"ActiveCampaign/postmark-templates":      "fa73527acb4eb59cf673a54572d213e908f1515c",
-	"tigrish/devise-i18n":                    "6bc267898c3873b82a7463925160d5dbf85ee04d",
-	"bagisto/bagisto":                        "889a7c6bd7200867d528f6ddc2668798e7db05d8",
-	"UniversalDependencies/UD_English-EWT":   "15d613d8447b3478787d4c278730a1e48a945efb",
-	"UniversalDependencies/UD_Russian-Taiga": "3c64a056edcd5c6e2c29b3724d973729c354e016",
-	"UniversalDependencies/UD_Japanese-GSD":  "7bc20119f476b552635e0640644e577b6fd3606b",
-	"UniversalDependencies/UD_Korean-GSD":    "925eec22693d37a922eb546c6a9500844d271d51",
-	"UniversalDependencies/UD_Chinese-GSD":   "200dbe8acf60ff0d194f2d30bf925c410eee762a",
-	"reactjs/ja.react.dev":                   "7f38231d9d5dddaae6ac51da7d0f173d697f835c",
-	"reactjs/ru.react.dev":                   "2361adda823b4cb04f0c46aade0303d20e6cb8a4",
-	"OWASP/CheatSheetSeries":                 "6b8819da79e0537d072e04296ffa3adfc94ba881",
-	"postlight/parser":                       "e8ba7ece291efa4d915d50dd4deeec17d54359f2",
+	"meta-llama/PurpleLlama":                  "4be64c3a24442b51c76175e6ec67722cc3f5fe38",
+	"TakSec/Prompt-Injection-Everywhere":      "9b69c8ae7958f68d562d484103a7b14b66983d63",
+	"NVIDIA/garak":                            "cafbe992780df70015de7295ca026b70c4629ada",
+	"sequrity-ai/agentdojo":                   "357c80dea9af34323f709c3505d9e6d224654c7e",
+	"mozilla/readability":                     "ab4027a8b37669745016869a37a504727992b2ba",
+	"markusmobius/go-trafilatura":             "67c3f2a1ca17e9a7b9643239d88d5fe25a36b6ed",
+	"rust-lang/book":                          "917544888a55e4da7109bdba8c88c893c0da70f4",
+	"tldr-pages/tldr":                         "08e345f42639f67d99282813247ac670dc6e87cb",
+	"mailgun/talon":                           "71d9b6eb78e985bcdfbf99b69c20c001b4b818c4",
+	"github/email_reply_parser":               "59e5859cfe826d3cb6069bbbfd8577230c93b3cf",
+	"ActiveCampaign/postmark-templates":       "fa73527acb4eb59cf673a54572d213e908f1515c",
+	"tigrish/devise-i18n":                     "6bc267898c3873b82a7463925160d5dbf85ee04d",
+	"bagisto/bagisto":                         "889a7c6bd7200867d528f6ddc2668798e7db05d8",
+	"UniversalDependencies/UD_English-EWT":    "15d613d8447b3478787d4c278730a1e48a945efb",
+	"UniversalDependencies/UD_Russian-Taiga":  "3c64a056edcd5c6e2c29b3724d973729c354e016",
+	"UniversalDependencies/UD_Japanese-GSD":   "7bc20119f476b552635e0640644e577b6fd3606b",
+	"UniversalDependencies/UD_Korean-GSD":     "925eec22693d37a922eb546c6a9500844d271d51",
+	"UniversalDependencies/UD_Chinese-GSD":    "200dbe8acf60ff0d194f2d30bf925c410eee762a",
+	"cheat/cheatsheets":                       "36bdb99dcfadde210503d8c2dcf94b34ee950e1d",
+	"UniversalDependencies/UD_German-GSD":     "297fcf350481058d0737a27f0f8fd03b2eadd67a",
+	"UniversalDependencies/UD_French-GSD":     "830e2782304af08b3cc1c9250475343e04274d81",
+	"UniversalDependencies/UD_Spanish-GSD":    "57c045644664e5c1e169263cc4e3b95e40c078ba",
+	"UniversalDependencies/UD_Portuguese-GSD": "691a8b597cc37e1c822ba808244c8eaca498eeb2",
+	"UniversalDependencies/UD_Hindi-PUD":      "8bc630f73e0737ce5ed9eaa97abf11f172ecc9bd",
+	"UniversalDependencies/UD_Arabic-PUD":     "be733f45d21f42d506c62930f806ed2182a5ee3d",
+	"UniversalDependencies/UD_Thai-PUD":       "516638d39adfbc03fa3e7f7b33ce59555055a2d9",
+	"UniversalDependencies/UD_Turkish-PUD":    "63a134a087c8475ea832713b960baba8ff2f9401",
+	"UniversalDependencies/UD_Indonesian-PUD": "765fb3fe486201f094cb177aff5aa84bc6b06800",
+	"UniversalDependencies/UD_Vietnamese-VTB": "e8fa54835582fb5d0c767f19f0992675726fa084",
+	"reactjs/ja.react.dev":                    "7f38231d9d5dddaae6ac51da7d0f173d697f835c",
+	"reactjs/ru.react.dev":                    "2361adda823b4cb04f0c46aade0303d20e6cb8a4",
+	"OWASP/CheatSheetSeries":                  "6b8819da79e0537d072e04296ffa3adfc94ba881",
+	"postlight/parser":                        "e8ba7ece291efa4d915d50dd4deeec17d54359f2",
 }
 
 var mirror string
@@ -100,13 +111,14 @@ func main() {
 		"transactional.jsonl": func() []record {
 			return append(append(postmark(), deviseMailers()...), bagistoMails()...)
 		},
-		"notices.jsonl":   notices,
-		"treebanks.jsonl": treebankText,
-		"docs.jsonl":      docs,
-		"postlight.jsonl": postlightPages,
+		"notices.jsonl":     notices,
+		"treebanks.jsonl":   treebankText,
+		"docs.jsonl":        docs,
+		"postlight.jsonl":   postlightPages,
+		"cheatsheets.jsonl": cheatSheets,
 	}
 	if _, ok := makers[*only]; *only != "" && !ok {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs and postlight (.jsonl)", *only)
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight and cheatsheets (.jsonl)", *only)
 	}
 	for name, make := range makers {
 		if *only != "" && name != *only {
@@ -525,6 +537,32 @@ func tldr() []record {
 	}
 	for _, lang := range strings.Fields("cs de es fa fr id it nl pl pt_BR sv uk") {
 		take("pages."+lang+"/common", 60)
+	}
+	return recs
+}
+
+// cheatSheets reads cheat/cheatsheets (CC0 1.0): a sheet per command, each a list of
+// imperative comments ("# To extract an archive:") over the commands, the kind of
+// text tldr's pages are and an assistant reads when it looks a command up. The YAML
+// front matter is dropped.
+func cheatSheets() []record {
+	const repo = "cheat/cheatsheets"
+	var recs []record
+	for _, f := range ls(repo, "") {
+		if strings.HasPrefix(f, ".") || strings.Contains(f, "/.") {
+			continue
+		}
+		text := string(show(repo, f))
+		if strings.HasPrefix(text, "---\n") {
+			if i := strings.Index(text[4:], "\n---\n"); i >= 0 {
+				text = text[4+i+5:]
+			}
+		}
+		text = strings.TrimSpace(text)
+		if text == "" {
+			continue
+		}
+		recs = append(recs, record{Text: text, Label: 0, Cat: "web", Src: "cheatsheets/" + f})
 	}
 	return recs
 }

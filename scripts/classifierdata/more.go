@@ -277,12 +277,25 @@ var treebanks = []treebank{
 	{"UniversalDependencies/UD_Japanese-GSD", "ud-ja-gsd", []string{"ja_gsd-ud-dev.conllu", "ja_gsd-ud-test.conllu"}, 220, 90},
 	{"UniversalDependencies/UD_Korean-GSD", "ud-ko-gsd", []string{"ko_gsd-ud-dev.conllu", "ko_gsd-ud-test.conllu"}, 220, 70},
 	{"UniversalDependencies/UD_Chinese-GSD", "ud-zh-gsd", []string{"zh_gsd-ud-dev.conllu", "zh_gsd-ud-test.conllu"}, 220, 90},
+	{"UniversalDependencies/UD_German-GSD", "ud-de-gsd", []string{"de_gsd-ud-dev.conllu", "de_gsd-ud-test.conllu"}, 250, 90},
+	{"UniversalDependencies/UD_French-GSD", "ud-fr-gsd", []string{"fr_gsd-ud-dev.conllu", "fr_gsd-ud-test.conllu"}, 250, 90},
+	{"UniversalDependencies/UD_Spanish-GSD", "ud-es-gsd", []string{"es_gsd-ud-dev.conllu", "es_gsd-ud-test.conllu"}, 250, 90},
+	{"UniversalDependencies/UD_Portuguese-GSD", "ud-pt-gsd", []string{"pt_gsd-ud-dev.conllu", "pt_gsd-ud-test.conllu"}, 250, 90},
+	{"UniversalDependencies/UD_Hindi-PUD", "ud-hi-pud", []string{"hi_pud-ud-test.conllu"}, 200, 90},
+	{"UniversalDependencies/UD_Arabic-PUD", "ud-ar-pud", []string{"ar_pud-ud-test.conllu"}, 200, 90},
+	{"UniversalDependencies/UD_Thai-PUD", "ud-th-pud", []string{"th_pud-ud-test.conllu"}, 200, 90},
+	{"UniversalDependencies/UD_Turkish-PUD", "ud-tr-pud", []string{"tr_pud-ud-test.conllu"}, 200, 90},
+	{"UniversalDependencies/UD_Indonesian-PUD", "ud-id-pud", []string{"id_pud-ud-test.conllu"}, 200, 90},
+	{"UniversalDependencies/UD_Vietnamese-VTB", "ud-vi-vtb", []string{"vi_vtb-ud-dev.conllu", "vi_vtb-ud-test.conllu"}, 200, 90},
 }
 
 // treebankText reads the raw sentences of Universal Dependencies treebanks (CC BY-SA
 // 4.0): English web text (Yahoo answers, Enron emails, newsgroups, reviews, blogs),
 // Russian social posts, blogs, news and fiction (Taiga), Japanese, Korean and Chinese
-// web and news sentences. Consecutive sentences of one document (or, where the
+// web and news sentences, German, French, Spanish and Portuguese news, blogs,
+// reviews and wiki sentences (the GSD treebanks), and Hindi, Arabic, Thai, Turkish
+// and Indonesian news and Wikipedia sentences (the PUD treebanks, CC BY-SA 3.0), and
+// Vietnamese news and fiction (VTB). Consecutive sentences of one document (or, where the
 // treebank has no documents, consecutive sentences) make a passage of a few
 // sentences; the EWT's emails are email, the rest web text.
 func treebankText() []record {
@@ -336,8 +349,8 @@ func conllu(tb treebank, data string) []record {
 				flush()
 				genre = g
 			}
-		case strings.HasPrefix(line, "# text = "):
-			t := strings.TrimPrefix(line, "# text = ")
+		case strings.HasPrefix(line, "# text ="): // the Vietnamese VTB has no space after =
+			t := strings.TrimPrefix(strings.TrimPrefix(line, "# text ="), " ")
 			cur = append(cur, t)
 			n := len(strings.Fields(t))
 			if n <= 2 { // a script without spaces: count characters in threes
