@@ -167,3 +167,107 @@ func TestZeroBytes(t *testing.T) {
 		}
 	}
 }
+
+func checkBreakoutPathsSame(t *testing.T, s string) {
+	t.Helper()
+	s, _, _ = normalizeInvisible(s) // the breakout layer sees normalized text
+	for _, aggressive := range []bool{false, true} {
+		o1, b1, t1 := neutralizeBreakoutsScan(s, aggressive, true)
+		o2, b2, t2 := neutralizeBreakoutsScan(s, aggressive, false)
+		if o1 != o2 || b1 != b2 || t1 != t2 {
+			t.Errorf("neutralizeBreakouts(%+q, %v): the path filter gives %+q %d %d, the walk alone %+q %d %d", s, aggressive, o1, b1, t1, o2, b2, t2)
+		}
+	}
+	// The filter must let through every start where the walk finds an anchor.
+	_, anchors := breakoutIndex()
+	var buf [8]anchorHit
+	for i := range len(s) {
+		w := s[i:min(len(s), i+breakoutWindow)]
+		if len(anchors.walk(w, buf[:0])) > 0 && !anchors.mayHit(w) {
+			t.Fatalf("mayHit rejects %+q, where the walk finds an anchor", w[:min(len(w), 40)])
+		}
+	}
+}
+
+// TestBreakoutPathFilterSameAsWalk compares the breakout layer with and without
+// the path filter (mayHit) on the corpora, the attacks of the fuzz seeds and
+// anchors cut, spaced and hyphenated.
+func TestBreakoutPathFilterSameAsWalk(t *testing.T) {
+	checkBreakoutPathsSame(t, multilingualText(t, 1))
+	checkBreakoutPathsSame(t, realText(t))
+	for _, s := range fuzzSeeds {
+		checkBreakoutPathsSame(t, s)
+	}
+	refs, _ := breakoutIndex()
+	for _, ref := range refs {
+		for _, v := range caseVariants(ref.phrase) {
+			for _, s := range []string{v, v + " x", "x " + v + ".", strings.ReplaceAll(v, " ", "  \t*"),
+				strings.ReplaceAll(v, " ", "-"), strings.ToUpper(v) + " all", v[:len(v)/2]} {
+				if utf8.ValidString(s) {
+					checkBreakoutPathsSame(t, s)
+				}
+			}
+		}
+	}
+}
+
+func FuzzBreakoutPathFilter(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkBreakoutPathsSame(t, s)
+	})
+}
+
+func checkDropInvisibleSame(t *testing.T, s string) {
+	t.Helper()
+	got, gotZW, gotUni := dropInvisible(s)
+	want, wantZW, wantUni := dropInvisibleCareful(&editor{src: s}, s, 0, 0, 0)
+	if got != want || gotZW != wantZW || gotUni != wantUni {
+		t.Errorf("dropInvisible(%+q) = %+q, %d, %d; decoding every character gives %+q, %d, %d", s, got, gotZW, gotUni, want, wantZW, wantUni)
+	}
+}
+
+// TestDropInvisibleFastPathSameAsCareful compares dropInvisible with the path that
+// decodes every character, on the corpora, on every character of the first three
+// planes (and a few above) after a letter and after a digit, and on invalid UTF-8 of
+// every kind.
+func TestDropInvisibleFastPathSameAsCareful(t *testing.T) {
+	checkDropInvisibleSame(t, multilingualText(t, 1))
+	checkDropInvisibleSame(t, realText(t))
+	var b strings.Builder
+	for r := rune(0x80); r < 0x30000; r++ {
+		if r >= 0x10000 && r < 0x1B000 && r&0xFF != 0 {
+			continue // most of the first supplementary plane is covered by its samples
+		}
+		b.WriteString("a")
+		b.WriteRune(r)
+		b.WriteString(" 1")
+		b.WriteRune(r)
+		if b.Len() > 4096 {
+			checkDropInvisibleSame(t, b.String())
+			b.Reset()
+		}
+	}
+	for _, r := range []rune{0xE0000, 0xE0041, 0xE0100, 0xE01EF, 0xE0FFF, 0x1BCA0, 0x1D173, 0x10FFFF, 0xF0000} {
+		b.WriteString("x")
+		b.WriteRune(r)
+	}
+	checkDropInvisibleSame(t, b.String())
+	for _, s := range []string{"\xff", "a\xc0\x80b", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\x9f\xbf",
+		"\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xe2\x80", "\xe2", "\xf3\xa0\x80",
+		"é\u200b\xffé\u00a0", "\u00a0\xe3\x80", "ab\x00\x7f\u2028\u0085\u3000\ufeff\ufe0fx", "e\ufe0f\u200d\xfe"} {
+		checkDropInvisibleSame(t, s)
+		checkDropInvisibleSame(t, "日本語"+s+"\u00a0")
+	}
+}
+
+func FuzzDropInvisibleFastPath(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkDropInvisibleSame(t, s)
+	})
+}
