@@ -96,8 +96,9 @@ type anchorRef struct {
 // text. Walking it from a word start costs a step or two for ordinary words, however
 // many anchors share a first word ("the ai must", "the ai shall", ...).
 type anchorTrie struct {
-	nodes []trieNode
-	first [256]bool // lead bytes of the anchors that start with a non-ASCII character
+	nodes    []trieNode
+	first    [256]bool   // lead bytes of the anchors that start with a non-ASCII character
+	firstSet highByteSet // first, to test eight bytes at once
 	// wide has a bit per hash of the first three bytes of each anchor that starts
 	// with a non-ASCII character: in Chinese text nearly every character has a lead
 	// byte in first.
@@ -252,6 +253,7 @@ func buildAnchorTrie(rules []breakoutRule) ([]anchorRef, *anchorTrie) {
 			t.insert(v, k, ref.prefix)
 		}
 	}
+	t.firstSet = newHighByteSet(&t.first)
 	return refs, t
 }
 
@@ -464,19 +466,18 @@ func scanAnchorStartsPaths(s string, visit func(pos int) int, paths bool) {
 		}
 		x := load64(s, i)
 		if x&highBits != 0 {
-			for k := i; k < i+8; k++ {
-				// What try would reject at once is rejected here, without the call:
-				// text in other scripts is made of such bytes.
-				c := s[k]
-				if c >= 0xC0 && anchors.mayStartWideAt(s, k) ||
-					c < utf8.RuneSelf && isASCIIAlnum(c) && (k == 0 || !isASCIIAlnum(s[k-1])) && anchors.mayStartAtQuick(s, k) {
+			// The bytes where try may do anything: ASCII word starts and the lead
+			// bytes anchors start with. What try would reject at once is rejected
+			// here, without the call: text in other scripts is made of such bytes.
+			m := asciiAlnumMask(x)
+			for starts := m&^(m<<8|prev) | anchors.firstSet.mask(x); starts != 0; starts &= starts - 1 {
+				k := i + bits.TrailingZeros64(starts)>>3
+				if c := s[k]; c >= 0xC0 && anchors.mayStartWideAt(s, k) ||
+					c < utf8.RuneSelf && anchors.mayStartAtQuick(s, k) {
 					try(k)
 				}
 			}
-			prev = 0
-			if isASCIIAlnum(s[i+7]) {
-				prev = 0x80
-			}
+			prev = m >> 56
 			i += 8
 			continue
 		}

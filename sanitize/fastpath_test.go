@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -168,6 +169,30 @@ func TestZeroBytes(t *testing.T) {
 	}
 }
 
+// scanAnchorStartsCareful is scanAnchorStarts a byte at a time: every position
+// where try would call visit.
+func scanAnchorStartsCareful(s string, visit func(pos int) int) {
+	_, anchors := breakoutIndex()
+	resumed := -1
+	for pos := 0; pos < len(s); pos++ {
+		c := s[pos]
+		start := pos == resumed || wordStartsAt(s, pos)
+		switch {
+		case c < utf8.RuneSelf && isASCIIAlnum(c) && anchors.mayStartAt(s, pos) && start,
+			c >= 0xC0 && anchors.mayStartWideAt(s, pos) && start:
+		default:
+			continue
+		}
+		if !anchors.mayHit(s[pos:min(len(s), pos+breakoutWindow)]) {
+			continue
+		}
+		if end := visit(pos); end > pos {
+			resumed = end
+			pos = end - 1
+		}
+	}
+}
+
 func checkBreakoutPathsSame(t *testing.T, s string) {
 	t.Helper()
 	s, _, _ = normalizeInvisible(s) // the breakout layer sees normalized text
@@ -176,6 +201,22 @@ func checkBreakoutPathsSame(t *testing.T, s string) {
 		o2, b2, t2 := neutralizeBreakoutsScan(s, aggressive, false)
 		if o1 != o2 || b1 != b2 || t1 != t2 {
 			t.Errorf("neutralizeBreakouts(%+q, %v): the path filter gives %+q %d %d, the walk alone %+q %d %d", s, aggressive, o1, b1, t1, o2, b2, t2)
+		}
+	}
+	// The eight-byte scan must visit what a byte-at-a-time scan visits.
+	for _, aggressive := range []bool{false, true} {
+		var got, want []int
+		visit := func(seen *[]int) func(int) int {
+			return func(i int) int {
+				*seen = append(*seen, i)
+				end, _ := matchBreakout(s, i, aggressive)
+				return end
+			}
+		}
+		scanAnchorStarts(s, visit(&got))
+		scanAnchorStartsCareful(s, visit(&want))
+		if !slices.Equal(got, want) {
+			t.Errorf("scanAnchorStarts(%+q, %v) visits %v, a byte at a time %v", s, aggressive, got, want)
 		}
 	}
 	// The filter must let through every start where the walk finds an anchor.
