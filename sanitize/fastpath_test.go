@@ -125,7 +125,7 @@ func checkCollapseRunsSame(t *testing.T, s string) {
 		o1, n1, r1, d1 := collapseRunsScan(s, aggressive, true)
 		o2, n2, r2, d2 := collapseRunsScan(s, aggressive, false)
 		if o1 != o2 || n1 != n2 || r1 != r2 || d1 != d2 {
-			t.Errorf("collapseRuns(%+q, %v): the wide skip gives %+q %d %d %d, the careful path %+q %d %d %d", s, aggressive, o1, n1, r1, d1, o2, n2, r2, d2)
+			t.Errorf("collapseRuns(%+q, %v): the skip gives %+q %d %d %d, the byte-by-byte path %+q %d %d %d", s, aggressive, o1, n1, r1, d1, o2, n2, r2, d2)
 		}
 	}
 }
@@ -136,6 +136,11 @@ func checkCollapseRunsSame(t *testing.T, s string) {
 func TestCollapseRunsWideSkipSameAsCareful(t *testing.T) {
 	checkCollapseRunsSame(t, multilingualText(t, 1))
 	checkCollapseRunsSame(t, realText(t))
+	for pad := 0; pad < 9; pad++ {
+		for _, s := range []string{"aa", "abba", "x\n", "a\n\n\n\nb", "ab  cd", "0000000000000", "----------x"} {
+			checkCollapseRunsSame(t, strings.Repeat("q", pad)+s+"tail of the text")
+		}
+	}
 	for _, c := range []string{"a", "é", "ж", "日", "가", "😀", "\n", "-", "ж\n"} {
 		for pad := 0; pad < 9; pad++ {
 			for n := 2; n <= 12; n++ {
@@ -311,4 +316,21 @@ func FuzzDropInvisibleFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		checkDropInvisibleSame(t, s)
 	})
+}
+
+// TestIsIgnoreVerb checks that isIgnoreVerb knows every verb of the set, in any
+// case, and nothing else.
+func TestIsIgnoreVerb(t *testing.T) {
+	for w := range ignoreVerbSet {
+		for _, v := range []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:]} {
+			if !isIgnoreVerb([]byte(v)) {
+				t.Errorf("isIgnoreVerb(%q) = false", v)
+			}
+		}
+	}
+	for _, v := range []string{"", "ign", "ignores", "drops", "disregardings", "skip3"} {
+		if isIgnoreVerb([]byte(v)) {
+			t.Errorf("isIgnoreVerb(%q) = true", v)
+		}
+	}
 }

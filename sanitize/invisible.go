@@ -167,8 +167,11 @@ func nfkcSpans(s string) (string, int, bool) {
 		for end < len(s) && s[end] >= utf8.RuneSelf && !isInertIdeograph(s[end]) {
 			end++
 		}
-		if end == p { // an ideograph: inert like ASCII, and nothing composes with it
-			i = p + 3
+		if end == p {
+			// Ideographs: inert like ASCII, and nothing composes with them; a run of
+			// them is passed at once.
+			for i = p + 3; i < len(s) && isInertIdeograph(s[i]); i += 3 {
+			}
 			continue
 		}
 		i = end

@@ -36,27 +36,34 @@ func collapseRuns(s string, aggressive bool) (out string, newlines, repetition, 
 	return collapseRunsScan(s, aggressive, true)
 }
 
-// collapseRunsScan is collapseRuns; wide says whether blocks of eight bytes that
-// hold text outside ASCII may be skipped too (see noRunStartsIn), which the
-// differential test turns off to compare with the byte-by-byte path.
-func collapseRunsScan(s string, aggressive, wide bool) (out string, newlines, repetition, delimiter int) {
+// collapseRunsScan is collapseRuns; skip says whether blocks of eight bytes may be
+// passed at once (see noRunStartsIn), which the differential test turns off to
+// compare with the byte-by-byte path.
+func collapseRunsScan(s string, aggressive, skip bool) (out string, newlines, repetition, delimiter int) {
 	e := editor{src: s}
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while they are ASCII, hold no newline and no byte
-		// equals its successor: nothing there can start a run.
-		for i+9 <= len(s) {
+		// equals its successor: nothing there can start a run. In a block that
+		// holds one, on to the first such byte: those before it start no run.
+		for skip && i+9 <= len(s) {
 			x, y := load64(s, i), load64(s, i+1)
-			if x&highBits != 0 || hasZeroByte(x^y) || hasZeroByte(x^('\n'*lowBits)) {
-				if wide && x&highBits != 0 && i+12 <= len(s) && noRunStartsIn(s, i, x, y) {
-					// Past the block, on to the start of the next character: the
-					// one the block ends inside starts no run either.
-					for i += 8; i < len(s) && s[i]&0xC0 == 0x80; i++ {
-					}
+			if x&highBits == 0 {
+				m := zeroBytes(x^y) | zeroBytes(x^('\n'*lowBits))
+				if m == 0 {
+					i += 8
 					continue
 				}
+				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
-			i += 8
+			if i+12 <= len(s) && noRunStartsIn(s, i, x, y) {
+				// Past the block, on to the start of the next character: the one
+				// the block ends inside starts no run either.
+				for i += 8; i < len(s) && s[i]&0xC0 == 0x80; i++ {
+				}
+				continue
+			}
+			break
 		}
 		if i >= len(s) {
 			break
