@@ -140,6 +140,17 @@ func TestCollapseRunsWideSkipSameAsCareful(t *testing.T) {
 		for _, s := range []string{"aa", "abba", "x\n", "a\n\n\n\nb", "ab  cd", "0000000000000", "----------x"} {
 			checkCollapseRunsSame(t, strings.Repeat("q", pad)+s+"tail of the text")
 		}
+		// Words repeated with every kind of gap, at every offset of a block.
+		for _, w := range []string{"a", "spam", "жж", "日本", "ab\x01"} {
+			for _, gap := range []string{" ", "\t", "  \t", "\n", " \r ", "\f", "\v", " \v"} {
+				for n := 8; n <= 11; n++ {
+					rep := strings.Repeat(w+gap, n)
+					checkCollapseRunsSame(t, strings.Repeat("q", pad)+" "+rep+"end")
+					checkCollapseRunsSame(t, strings.Repeat(" ", pad)+rep)
+					checkCollapseRunsSame(t, strings.Repeat(w+" ", 10)+gap+rep+w)
+				}
+			}
+		}
 	}
 	for _, c := range []string{"a", "é", "ж", "日", "가", "😀", "\n", "-", "ж\n"} {
 		for pad := 0; pad < 9; pad++ {
