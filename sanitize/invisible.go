@@ -163,31 +163,32 @@ func nfkcSpans(s string) (string, int, bool) {
 		if p > i && s[p-1] < utf8.RuneSelf {
 			start = p - 1 // the ASCII letter a combining mark may attach to
 		}
-		end := p
-		for end < len(s) && s[end] >= utf8.RuneSelf && !isInertIdeograph(s[end]) {
-			end++
-		}
-		if end == p {
+		if isInertIdeograph(s[p]) {
 			// Ideographs: inert like ASCII, and nothing composes with them; a run of
 			// them is passed at once.
 			for i = p + 3; i < len(s) && isInertIdeograph(s[i]); i += 3 {
 			}
 			continue
 		}
-		i = end
+		// The stretch is the characters from p up to the next ASCII byte or
+		// ideograph, read one character at a time (its end found on the way).
 		changed := false
 		prev := start // start of the character before k
-		for k := start; k < end; {
+		k := start
+		if start < p {
+			prev, k = start, p
+		}
+		for k < len(s) && s[k] >= utf8.RuneSelf && !isInertIdeograph(s[k]) {
 			r, size := decodeValid(s, k)
-			if r < utf8.RuneSelf || inert.has(r) {
+			if inert.has(r) {
 				prev, k = k, k+size
 				continue
 			}
 			// A run of characters that are not inert, with the one before it.
 			rs, re := prev, k+size
-			for re < end {
+			for re < len(s) && s[re] >= utf8.RuneSelf && !isInertIdeograph(s[re]) {
 				r, size := decodeValid(s, re)
-				if r < utf8.RuneSelf || inert.has(r) {
+				if inert.has(r) {
 					break
 				}
 				re += size
@@ -211,6 +212,8 @@ func nfkcSpans(s string) (string, int, bool) {
 			n += done.count
 			changed = true
 		}
+		end := k
+		i = end
 		// As when the whole stretch was normalized: a changed stretch that holds a
 		// variation selector asks for another round.
 		selector = selector || changed && strings.IndexFunc(s[start:end], isVariationSelector) >= 0
