@@ -345,3 +345,53 @@ func TestIsIgnoreVerb(t *testing.T) {
 		}
 	}
 }
+
+// checkNormalizeCutsSame compares normalizeInvisible on the whole of s with the same
+// cut in two at every place normalizeCut could choose.
+func checkNormalizeCutsSame(t *testing.T, s string, most int) {
+	t.Helper()
+	want, wantZW, wantUni := normalizeInvisibleAt(s, 0)
+	for cut, tried := 1, 0; cut+normalizeRounds+1 <= len(s) && tried < most; cut++ {
+		if s[cut-1] != '\n' || !printableASCII(s[cut:cut+normalizeRounds+1]) {
+			continue
+		}
+		tried++
+		got, gotZW, gotUni := normalizeInvisibleAt(s, cut)
+		if got != want || gotZW != wantZW || gotUni != wantUni {
+			t.Fatalf("normalizeInvisible(%+q) cut at %d gives %+q %d %d, whole %+q %d %d", s, cut, got, gotZW, gotUni, want, wantZW, wantUni)
+		}
+	}
+}
+
+// TestNormalizeCutSameAsWhole checks the cut in two of a long text against the
+// whole text: on the corpora, and on what may act across a line break (combining
+// marks, variation selectors, look-alikes, invisible and invalid bytes) placed on
+// either side of one.
+func TestNormalizeCutSameAsWhole(t *testing.T) {
+	checkNormalizeCutsSame(t, multilingualText(t, 1), 40)
+	checkNormalizeCutsSame(t, realText(t), 40)
+	if cut := normalizeCut(multilingualText(t, 8<<20)); cut == 0 {
+		t.Error("no cut in 8 MB of the multilingual corpus")
+	}
+	sides := []string{"", "a\u0301", "\u0301", "e\ufe0f", "\ufe0f", "\u200b\ufe0f", "ﬁ\u0301", "ｅ\ufe0f", "\u0430\u0301",
+		"p\u0430ypal", "\u0440", "\xff", "\xe2\x80", "\u00a0", "\u3000", "ǆ", "\u0344", "x\u034f", "\U000E0041", "ａ"}
+	for _, before := range sides {
+		for _, after := range sides {
+			for _, ascii := range []string{"hello", "abcdefgh ", "a b c d e"} {
+				for _, tail := range sides {
+					s := "text " + before + "\n" + ascii + after + tail + "\n" + ascii + before
+					checkNormalizeCutsSame(t, s, 4)
+				}
+			}
+		}
+	}
+}
+
+func FuzzNormalizeCut(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s + "\nhello " + s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkNormalizeCutsSame(t, s, 8)
+	})
+}

@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -111,25 +112,108 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 	if plainASCII(s) {
 		return s, 0, 0
 	}
+	return normalizeInvisibleAt(s, normalizeCut(s))
+}
+
+// normalizeInvisibleAt is normalizeInvisible with the text cut in two at cut (none
+// when cut is 0), each part normalized on its own goroutine, round by round.
+//
+// A cut just after a line break and before printable ASCII changes nothing: no
+// layer here reads across it. dropInvisible decides each character alone, looking
+// back only past invisible ones to a visible character (the ASCII one after the
+// cut); nfkcSpans reads stretches of non-ASCII text with the one character before
+// them, which after the cut is ASCII; foldLookalikes reads words of letters, which
+// the line break ends. A round can change only the last ASCII character before a
+// stretch, so the printable ASCII after the cut, one character longer than the
+// rounds, keeps its first character through them all. The rounds end when both
+// parts have reached the fixed point, as for the whole text.
+func normalizeInvisibleAt(s string, cut int) (out string, zeroWidth, uni int) {
+	parts := []string{s}
+	if cut > 0 {
+		parts = []string{s[:cut], s[cut:]}
+	}
+	type tally struct {
+		zw, uni, fold int
+		selector      bool
+	}
+	var t [2]tally
+	round := func(k int) {
+		var nfkc int
+		parts[k], t[k].zw, t[k].uni = dropInvisible(parts[k])
+		parts[k], nfkc, t[k].selector = nfkcSpans(parts[k])
+		parts[k], t[k].fold = foldLookalikes(parts[k])
+		t[k].uni += nfkc + t[k].fold
+	}
 	// Folding a look-alike can leave an ASCII letter that composes with the mark
 	// after it, and NFKC can put a letter before a variation selector that is then
 	// only a disguise, so a few rounds reach the fixed point. NFKC never yields a
 	// character dropInvisible removes or maps (TestNFKCYieldsNothingInvisible), so
 	// otherwise one round is the fixed point.
-	for round := 0; round < 4; round++ {
-		var zw, u, n, m int
-		var selector bool
-		s, zw, u = dropInvisible(s)
-		zeroWidth += zw
-		uni += u
-		s, n, selector = nfkcSpans(s)
-		s, m = foldLookalikes(s)
-		uni += n + m
-		if m == 0 && !selector {
+	for range normalizeRounds {
+		if len(parts) == 2 {
+			var wg sync.WaitGroup
+			wg.Go(func() { round(1) })
+			round(0)
+			wg.Wait()
+		} else {
+			round(0)
+		}
+		fold, selector := 0, false
+		for k := range parts {
+			zeroWidth += t[k].zw
+			uni += t[k].uni
+			fold += t[k].fold
+			selector = selector || t[k].selector
+		}
+		if fold == 0 && !selector {
 			break
 		}
 	}
-	return s, zeroWidth, uni
+	switch {
+	case len(parts) == 1:
+		return parts[0], zeroWidth, uni
+	case zeroWidth+uni == 0:
+		return s, 0, 0 // every change is counted, so nothing changed
+	}
+	return parts[0] + parts[1], zeroWidth, uni
+}
+
+// normalizeRounds bounds the rounds of normalizeInvisible.
+const normalizeRounds = 4
+
+// concurrentNormalize is the text size from which normalizeInvisible works on two
+// parts at once: the unicode layers are most of the work on text in other scripts,
+// and on a page this size the goroutine costs nothing that shows.
+const concurrentNormalize = 1 << 20
+
+// normalizeCut returns where normalizeInvisible may cut a long text in two (see
+// normalizeInvisibleAt): just after the first line break from the middle on that
+// is followed by more printable ASCII than there are rounds, or 0 for none.
+func normalizeCut(s string) int {
+	if len(s) < concurrentNormalize {
+		return 0
+	}
+	for i := len(s) / 2; i < len(s)*3/4; {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			break
+		}
+		cut := i + j + 1
+		if cut+normalizeRounds+1 <= len(s) && printableASCII(s[cut:cut+normalizeRounds+1]) {
+			return cut
+		}
+		i = cut
+	}
+	return 0
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7E {
+			return false
+		}
+	}
+	return true
 }
 
 // nfkcSpans puts s (valid UTF-8) in NFKC, counts the segments that changed and
