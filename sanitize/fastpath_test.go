@@ -395,3 +395,18 @@ func FuzzNormalizeCut(f *testing.F) {
 		checkNormalizeCutsSame(t, s, 8)
 	})
 }
+
+// TestInvisibleBits checks the tables of dropInvisible against invisibleChanges for
+// every character of two and three bytes.
+func TestInvisibleBits(t *testing.T) {
+	for r := rune(0x80); r < 0x10000; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		b := []byte(string(r))
+		size, changes := classifyRune(string(b), 0)
+		if size != len(b) || changes != invisibleChanges(r) {
+			t.Errorf("classifyRune(%U) = %d, %v; want %d, %v", r, size, changes, len(b), invisibleChanges(r))
+		}
+	}
+}

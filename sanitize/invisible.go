@@ -563,20 +563,32 @@ var secondLow, secondHigh = func() (lo, hi [16]byte) {
 // invisibleBits2 and invisibleBits3 mark the characters of two and three bytes that
 // dropInvisible may change (invisibleChanges), a bit per character: by the low bits
 // of the lead byte, and for three bytes of the second byte, a 64-bit word per
-// block of 64 characters.
+// block of 64 characters. Every program that links this package fills them at
+// start, so only the lead bytes of three-byte characters that dropInvisible changes
+// are looked at (E1, E2, E3 and EF: invisibleLeads3; TestInvisibleBits checks
+// every character).
 var invisibleBits2, invisibleBits3 = func() (two [32]uint64, three [16][64]uint64) {
 	for r := rune(0x80); r < 0x800; r++ {
 		if invisibleChanges(r) {
 			two[r>>6] |= 1 << (r & 63)
 		}
 	}
-	for r := rune(0x800); r < 0x10000; r++ {
-		if invisibleChanges(r) {
-			three[r>>12][r>>6&63] |= 1 << (r & 63)
+	for _, lead := range invisibleLeads3 {
+		for r := rune(lead) << 12; r < rune(lead+1)<<12; r++ {
+			if invisibleChanges(r) {
+				three[r>>12][r>>6&63] |= 1 << (r & 63)
+			}
 		}
 	}
 	return two, three
 }()
+
+// invisibleLeads3 are the low nibbles of the lead bytes of the three-byte
+// characters dropInvisible changes: U+1000–U+1FFF (Hangul fillers, Khmer vowels,
+// the Ogham and Mongolian spaces), U+2000–U+2FFF (spaces, joiners, bidi controls),
+// U+3000–U+3FFF (the ideographic space, the Hangul filler) and U+F000–U+FFFF
+// (variation selectors, the byte order mark, the half-width filler, specials).
+var invisibleLeads3 = []int{0x1, 0x2, 0x3, 0xF}
 
 // invisibleChanges reports whether dropInvisible removes or maps r, whatever
 // precedes it.
