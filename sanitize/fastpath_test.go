@@ -231,6 +231,9 @@ func checkBreakoutPathsSame(t *testing.T, s string) {
 		}
 		scanAnchorStarts(s, visit(&got))
 		scanAnchorStartsCareful(s, visit(&want))
+		// The end of a replacement is tried twice, as the place the scan goes on
+		// from and as a start in its block; the second answer is the first.
+		got = slices.Compact(got)
 		if !slices.Equal(got, want) {
 			t.Errorf("scanAnchorStarts(%+q, %v) visits %v, a byte at a time %v", s, aggressive, got, want)
 		}
