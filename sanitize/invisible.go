@@ -263,6 +263,19 @@ func nfkcSpans(s string) (string, int, bool) {
 			prev, k = start, p
 		}
 		for k < len(s) && s[k] >= utf8.RuneSelf && !isInertIdeograph(s[k]) {
+			// Most characters here are two or three bytes long and in a block of
+			// the inert set already filled: decodeValid and has, written out,
+			// since the calls would cost more than the work.
+			if c := s[k]; c < 0xF0 && k+2 < len(s) {
+				r, size := rune(c&0x1F)<<6|rune(s[k+1]&0x3F), 2
+				if c >= 0xE0 {
+					r, size = rune(c&0x0F)<<12|rune(s[k+1]&0x3F)<<6|rune(s[k+2]&0x3F), 3
+				}
+				if b := r >> 6; inert.filled[b].Load() && inert.bits[b].Load()&(1<<(r&63)) != 0 {
+					prev, k = k, k+size
+					continue
+				}
+			}
 			r, size := decodeValid(s, k)
 			if inert.has(r) {
 				prev, k = k, k+size
