@@ -445,6 +445,30 @@ func dropInvisible(s string) (string, int, int) {
 		if i >= len(s) {
 			break
 		}
+		// Valid characters of two and three bytes that stay, in a loop of their
+		// own (classifyRune written out, since the call would cost more than the
+		// work); anything else goes on to classifyRune below.
+		for i+2 < len(s) {
+			c, c1 := s[i], s[i+1]
+			if c < 0xC2 || c >= 0xF0 {
+				break // ASCII, a four-byte character, or invalid
+			}
+			if c < 0xE0 {
+				if c1&0xC0 != 0x80 || invisibleBits2[c&0x1F]>>(c1&0x3F)&1 != 0 {
+					break
+				}
+				i += 2
+				continue
+			}
+			if c2 := s[i+2]; c1 < secondLow[c&0x0F] || c1 > secondHigh[c&0x0F] || c2&0xC0 != 0x80 ||
+				invisibleBits3[c&0x0F][c1&0x3F]>>(c2&0x3F)&1 != 0 {
+				break
+			}
+			i += 3
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if mayChange[c] {
