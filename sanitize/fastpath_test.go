@@ -350,40 +350,58 @@ func TestIsIgnoreVerb(t *testing.T) {
 }
 
 // checkNormalizeCutsSame compares normalizeInvisible on the whole of s with the same
-// cut in two at every place normalizeCut could choose.
+// cut into pieces at each place isNormalizeCut allows, and at all of them at once.
 func checkNormalizeCutsSame(t *testing.T, s string, most int) {
 	t.Helper()
-	want, wantZW, wantUni := normalizeInvisibleAt(s, 0)
-	for cut, tried := 1, 0; cut+normalizeRounds+1 <= len(s) && tried < most; cut++ {
-		if s[cut-1] != '\n' || !printableASCII(s[cut:cut+normalizeRounds+1]) {
-			continue
+	want, wantZW, wantUni := normalizeRounds(s)
+	var all []int
+	for cut := 1; cut < len(s) && len(all) < most; cut++ {
+		if isNormalizeCut(s, cut) {
+			all = append(all, cut)
 		}
-		tried++
-		got, gotZW, gotUni := normalizeInvisibleAt(s, cut)
+	}
+	for _, cuts := range append([][]int{all}, splitInts(all)...) {
+		got, gotZW, gotUni := normalizePieces(s, cuts)
 		if got != want || gotZW != wantZW || gotUni != wantUni {
-			t.Fatalf("normalizeInvisible(%+q) cut at %d gives %+q %d %d, whole %+q %d %d", s, cut, got, gotZW, gotUni, want, wantZW, wantUni)
+			t.Fatalf("normalizeInvisible(%+q) cut at %v gives %+q %d %d, whole %+q %d %d", s, cuts, got, gotZW, gotUni, want, wantZW, wantUni)
 		}
 	}
 }
 
-// TestNormalizeCutSameAsWhole checks the cut in two of a long text against the
-// whole text: on the corpora, and on what may act across a line break (combining
-// marks, variation selectors, look-alikes, invisible and invalid bytes) placed on
-// either side of one.
-func TestNormalizeCutSameAsWhole(t *testing.T) {
-	checkNormalizeCutsSame(t, multilingualText(t, 1), 40)
-	checkNormalizeCutsSame(t, realText(t), 40)
-	if cut := normalizeCut(multilingualText(t, 8<<20)); cut == 0 {
-		t.Error("no cut in 8 MB of the multilingual corpus")
+// splitInts returns each element of xs as a list of its own.
+func splitInts(xs []int) [][]int {
+	var out [][]int
+	for _, x := range xs {
+		out = append(out, []int{x})
 	}
+	return out
+}
+
+// TestNormalizeCutSameAsWhole checks the cutting of a long text into pieces
+// against the whole text: on the corpora, and on what may act across a cut
+// (combining marks, variation selectors, look-alikes, invisible and invalid bytes)
+// placed on either side of one.
+func TestNormalizeCutSameAsWhole(t *testing.T) {
+	for _, s := range []string{multilingualText(t, 8<<20), realText(t)} {
+		cuts := normalizeCuts(s)
+		if len(cuts) < 4 {
+			t.Fatalf("only %d cuts in %d bytes", len(cuts), len(s))
+		}
+		got, gotZW, gotUni := normalizeInvisible(s)
+		want, wantZW, wantUni := normalizeRounds(s)
+		if got != want || gotZW != wantZW || gotUni != wantUni {
+			t.Fatalf("normalizeInvisible of %d bytes in %d pieces differs from the whole: %d %d against %d %d", len(s), len(cuts)+1, gotZW, gotUni, wantZW, wantUni)
+		}
+	}
+	checkNormalizeCutsSame(t, multilingualText(t, 1)[:60000], 200)
 	sides := []string{"", "a\u0301", "\u0301", "e\ufe0f", "\ufe0f", "\u200b\ufe0f", "ﬁ\u0301", "ｅ\ufe0f", "\u0430\u0301",
 		"p\u0430ypal", "\u0440", "\xff", "\xe2\x80", "\u00a0", "\u3000", "ǆ", "\u0344", "x\u034f", "\U000E0041", "ａ"}
 	for _, before := range sides {
 		for _, after := range sides {
-			for _, ascii := range []string{"hello", "abcdefgh ", "a b c d e"} {
-				for _, tail := range sides {
-					s := "text " + before + "\n" + ascii + after + tail + "\n" + ascii + before
-					checkNormalizeCutsSame(t, s, 4)
+			for _, ascii := range []string{"hello", "abcdefgh ", "a b c d e", "(see) x"} {
+				for _, gap := range []string{"\n", " ", ". ", "-"} {
+					s := "text " + before + gap + ascii + after + before + gap + ascii + after + "\n" + ascii + before
+					checkNormalizeCutsSame(t, s, 8)
 				}
 			}
 		}

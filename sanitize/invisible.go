@@ -112,104 +112,140 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 	if plainASCII(s) {
 		return s, 0, 0
 	}
-	return normalizeInvisibleAt(s, normalizeCut(s))
+	return normalizePieces(s, normalizeCuts(s))
 }
 
-// normalizeInvisibleAt is normalizeInvisible with the text cut in two at cut (none
-// when cut is 0), each part normalized on its own goroutine, round by round.
+// normalizePieces is normalizeInvisible with the text cut into pieces at cuts
+// (ascending; none for the whole text at once), each piece normalized on its own
+// and written to the result: the three layers then read a piece the size of a
+// cache where they would each copy the whole text, and a long text is normalized
+// in two halves at once.
 //
-// A cut just after a line break and before printable ASCII changes nothing: no
-// layer here reads across it. dropInvisible decides each character alone, looking
-// back only past invisible ones to a visible character (the ASCII one after the
-// cut); nfkcSpans reads stretches of non-ASCII text with the one character before
-// them, which after the cut is ASCII; foldLookalikes reads words of letters, which
-// the line break ends. A round can change only the last ASCII character before a
-// stretch, so the printable ASCII after the cut, one character longer than the
-// rounds, keeps its first character through them all. The rounds end when both
-// parts have reached the fixed point, as for the whole text.
-func normalizeInvisibleAt(s string, cut int) (out string, zeroWidth, uni int) {
-	parts := []string{s}
-	if cut > 0 {
-		parts = []string{s[:cut], s[cut:]}
+// A cut before printable ASCII and after a line break, a space or other ASCII
+// punctuation changes nothing: no layer here reads across it. dropInvisible
+// decides each character alone, looking back only past invisible ones to a visible
+// character (the ASCII one after the cut); nfkcSpans reads stretches of non-ASCII
+// text with the one character before them, which after the cut is ASCII;
+// foldLookalikes reads words of letters, which the character before the cut ends.
+// A round can change only the last ASCII character before a stretch, so the
+// printable ASCII after the cut, one character longer than the rounds, keeps its
+// first character through them all. And a piece that has reached its fixed point
+// (no look-alike folded, no variation selector in a changed stretch) is left alone
+// by more rounds, so each piece may stop when it gets there, as the rounds over the
+// whole text leave it.
+func normalizePieces(s string, cuts []int) (out string, zeroWidth, uni int) {
+	if len(cuts) == 0 {
+		return normalizeRounds(s)
 	}
-	type tally struct {
-		zw, uni, fold int
-		selector      bool
+	// Two halves: the pieces before cuts[mid], and the rest.
+	mid := len(cuts) / 2
+	var first, second strings.Builder
+	var zw2, uni2 int
+	secondHalf := func() { zw2, uni2 = normalizeInto(&second, s, cuts[mid], len(s), cuts[mid+1:]) }
+	var wg sync.WaitGroup
+	concurrent := len(s) >= concurrentNormalize
+	if concurrent {
+		wg.Go(secondHalf)
 	}
-	var t [2]tally
-	round := func(k int) {
-		var nfkc int
-		parts[k], t[k].zw, t[k].uni = dropInvisible(parts[k])
-		parts[k], nfkc, t[k].selector = nfkcSpans(parts[k])
-		parts[k], t[k].fold = foldLookalikes(parts[k])
-		t[k].uni += nfkc + t[k].fold
+	zeroWidth, uni = normalizeInto(&first, s, 0, cuts[mid], cuts[:mid])
+	if concurrent {
+		wg.Wait()
+	} else {
+		secondHalf()
 	}
+	zeroWidth += zw2
+	uni += uni2
+	if zeroWidth+uni == 0 {
+		return s, 0, 0 // every change is counted, so nothing changed
+	}
+	first.WriteString(second.String())
+	return first.String(), zeroWidth, uni
+}
+
+// normalizeInto normalizes s[from:to], cut into pieces at cuts, and writes it to b.
+func normalizeInto(b *strings.Builder, s string, from, to int, cuts []int) (zeroWidth, uni int) {
+	// Room for the other half too, which the first half's builder receives.
+	b.Grow(len(s) - from + len(s)/64 + 256)
+	for k := 0; k <= len(cuts); k++ {
+		end := to
+		if k < len(cuts) {
+			end = cuts[k]
+		}
+		piece, zw, u := normalizeRounds(s[from:end])
+		b.WriteString(piece)
+		zeroWidth += zw
+		uni += u
+		from = end
+	}
+	return zeroWidth, uni
+}
+
+// normalizeRounds runs the zero_width and unicode layers over s until it reaches
+// their fixed point, at most maxNormalizeRounds times.
+func normalizeRounds(s string) (out string, zeroWidth, uni int) {
 	// Folding a look-alike can leave an ASCII letter that composes with the mark
 	// after it, and NFKC can put a letter before a variation selector that is then
 	// only a disguise, so a few rounds reach the fixed point. NFKC never yields a
 	// character dropInvisible removes or maps (TestNFKCYieldsNothingInvisible), so
 	// otherwise one round is the fixed point.
-	for range normalizeRounds {
-		if len(parts) == 2 {
-			var wg sync.WaitGroup
-			wg.Go(func() { round(1) })
-			round(0)
-			wg.Wait()
-		} else {
-			round(0)
-		}
-		fold, selector := 0, false
-		for k := range parts {
-			zeroWidth += t[k].zw
-			uni += t[k].uni
-			fold += t[k].fold
-			selector = selector || t[k].selector
-		}
-		if fold == 0 && !selector {
+	for range maxNormalizeRounds {
+		var zw, u, n, m int
+		var selector bool
+		s, zw, u = dropInvisible(s)
+		zeroWidth += zw
+		uni += u
+		s, n, selector = nfkcSpans(s)
+		s, m = foldLookalikes(s)
+		uni += n + m
+		if m == 0 && !selector {
 			break
 		}
 	}
-	switch {
-	case len(parts) == 1:
-		return parts[0], zeroWidth, uni
-	case zeroWidth+uni == 0:
-		return s, 0, 0 // every change is counted, so nothing changed
-	}
-	return parts[0] + parts[1], zeroWidth, uni
+	return s, zeroWidth, uni
 }
 
-// normalizeRounds bounds the rounds of normalizeInvisible.
-const normalizeRounds = 4
+// maxNormalizeRounds bounds the rounds of normalizeRounds.
+const maxNormalizeRounds = 4
+
+// normalizePiece is the size of the pieces normalizeInvisible cuts a long text
+// into: they stay in a core's cache from one layer to the next.
+const normalizePiece = 64 << 10
 
 // concurrentNormalize is the text size from which normalizeInvisible works on two
-// parts at once: the unicode layers are most of the work on text in other scripts,
-// and on a page this size the goroutine costs nothing that shows.
+// halves at once: the unicode layers are most of the work on text in other
+// scripts, and on a page this size the goroutine costs nothing that shows.
 const concurrentNormalize = 1 << 20
 
-// normalizeCut returns where normalizeInvisible may cut a long text in two (see
-// normalizeInvisibleAt): just after the first line break from the middle on that
-// is followed by more printable ASCII than there are rounds, or 0 for none.
-func normalizeCut(s string) int {
-	if len(s) < concurrentNormalize {
-		return 0
+// normalizeCuts returns where normalizeInvisible may cut s (see normalizePieces):
+// the first place at or after every normalizePiece bytes where a line break, a
+// space or ASCII punctuation is followed by more printable ASCII than there are
+// rounds. Text with no such place (in a script without spaces) makes longer pieces.
+func normalizeCuts(s string) []int {
+	if len(s) < 2*normalizePiece {
+		return nil
 	}
-	for i := len(s) / 2; i < len(s)*3/4; {
-		j := strings.IndexByte(s[i:], '\n')
-		if j < 0 {
-			break
+	var cuts []int
+	for i := normalizePiece; i+maxNormalizeRounds+1 < len(s); {
+		if isNormalizeCut(s, i) {
+			cuts = append(cuts, i)
+			i += normalizePiece
+			continue
 		}
-		cut := i + j + 1
-		if cut+normalizeRounds+1 <= len(s) && printableASCII(s[cut:cut+normalizeRounds+1]) {
-			return cut
-		}
-		i = cut
+		i++
 	}
-	return 0
+	return cuts
 }
 
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7E {
+// isNormalizeCut reports whether s may be cut before i (see normalizePieces).
+func isNormalizeCut(s string, i int) bool {
+	if i < 1 || i+maxNormalizeRounds+1 > len(s) {
+		return false
+	}
+	if c := s[i-1]; c != '\n' && (c < 0x20 || c > 0x7E || isASCIIAlnum(c)) {
+		return false
+	}
+	for k := i; k < i+maxNormalizeRounds+1; k++ {
+		if s[k] < 0x20 || s[k] > 0x7E {
 			return false
 		}
 	}
