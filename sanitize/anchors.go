@@ -420,9 +420,8 @@ func alnumMask(x uint64) uint64 {
 // scanAnchorStarts calls visit at every position of s where an anchor may start:
 // each ASCII word start that passes the three-byte filter, and each non-ASCII
 // character whose lead byte starts an anchor, when mayHit lets the first bytes
-// there through. visit returns the end of what it
-// replaced there, or -1; the scan goes on from that end, which counts as a word
-// start whatever precedes it.
+// there through. visit returns the end of what it replaced there, or -1; the scan
+// goes on from that end, which counts as a word start whatever precedes it.
 func scanAnchorStarts(s string, visit func(pos int) int) { scanAnchorStartsPaths(s, visit, true) }
 
 // scanAnchorStartsPaths is scanAnchorStarts; paths says whether mayHit may reject a
