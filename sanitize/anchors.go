@@ -96,14 +96,65 @@ type anchorRef struct {
 // text. Walking it from a word start costs a step or two for ordinary words, however
 // many anchors share a first word ("the ai must", "the ai shall", ...).
 type anchorTrie struct {
-	nodes []trieNode
-	first [256]bool // lead bytes of the anchors that start with a non-ASCII character
+	nodes    []trieNode
+	first    [256]bool   // lead bytes of the anchors that start with a non-ASCII character
+	firstSet highByteSet // first, to test eight bytes at once
 	// wide has a bit per hash of the first three bytes of each anchor that starts
 	// with a non-ASCII character: in Chinese text nearly every character has a lead
 	// byte in first.
 	wide [1 << 14 / 64]uint64
 	// triples has a bit per class triple that some anchor starts with.
 	triples [(numClasses*numClasses*numClasses + 63) / 64]uint64
+	// paths has a bit per hash of the first pathDepth bytes of every path of the
+	// trie, and of every shorter path an anchor ends on, read as walk reads the text
+	// (see mayHit).
+	paths [1 << pathHashBits / 64]uint64
+}
+
+// pathDepth is how many bytes of a walk mayHit reads; pathHashBits sizes its table
+// (8 KB, which stays in the first-level cache).
+const (
+	pathDepth    = 4
+	pathHashBits = 16
+)
+
+// pathKey hashes the first d bytes of a walk, packed in p.
+func pathKey(p uint32, d int) uint32 {
+	return (p ^ uint32(d)<<29) * 2654435761 >> (32 - pathHashBits)
+}
+
+func (t *anchorTrie) setPath(p uint32, d int) {
+	k := pathKey(p, d)
+	t.paths[k>>6] |= 1 << (k & 63)
+}
+
+func (t *anchorTrie) hasPath(p uint32, d int) bool {
+	k := pathKey(p, d)
+	return t.paths[k>>6]&(1<<(k&63)) != 0
+}
+
+// mayHit reports whether walk may find an anchor at the start of s; false is
+// certain. It reads the first pathDepth bytes as walk does (folded, a separator run
+// as one ' ') and looks them up in paths instead of stepping through the trie's
+// nodes: most word starts that pass the three-byte filter ("de", "the", "des") are
+// settled here by one or two bits of a small table, where the walk touches several
+// nodes spread over the trie.
+func (t *anchorTrie) mayHit(s string) bool {
+	var p uint32
+	for j, d := 0, 1; j < len(s) && d <= pathDepth; d++ {
+		c := foldAt(s, j)
+		j++
+		if c == ' ' {
+			for j < len(s) && isSeparator[s[j]] {
+				j++
+			}
+		}
+		p |= uint32(c) << (8 * (d - 1))
+		if t.hasPath(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func wideKey(a, b, c byte) uint32 {
@@ -148,6 +199,21 @@ func (t *anchorTrie) mayStartAt(s string, i int) bool {
 	return t.triples[k>>6]&(1<<(k&63)) != 0
 }
 
+// mayStartAtQuick answers as mayStartAt does when the byte after i is no separator,
+// and true otherwise; unlike it, it is inlined into the scan loop, where most word
+// starts are rejected.
+func (t *anchorTrie) mayStartAtQuick(s string, i int) bool {
+	if i+2 >= len(s) {
+		return true
+	}
+	b := byteClass[s[i+1]]
+	if b == classSep {
+		return true
+	}
+	k := tripleIndex(byteClass[s[i]], b, byteClass[s[i+2]])
+	return t.triples[k>>6]&(1<<(k&63)) != 0
+}
+
 type trieNode struct {
 	edges []trieEdge
 	table *[256]int32 // the edges as a direct table, for nodes with many of them
@@ -187,6 +253,7 @@ func buildAnchorTrie(rules []breakoutRule) ([]anchorRef, *anchorTrie) {
 			t.insert(v, k, ref.prefix)
 		}
 	}
+	t.firstSet = newHighByteSet(&t.first)
 	return refs, t
 }
 
@@ -227,6 +294,13 @@ func (t *anchorTrie) insert(phrase string, ref int, prefix bool) {
 			for _, c := range []uint8{classSep, classPunct, classHigh} {
 				t.setTriple(a, b, c)
 			}
+		}
+	}
+	var p uint32
+	for d := 1; d <= min(len(phrase), pathDepth); d++ {
+		p |= uint32(phrase[d-1]) << (8 * (d - 1))
+		if d == len(phrase) || d == pathDepth {
+			t.setPath(p, d)
 		}
 	}
 	n := 0
@@ -345,10 +419,14 @@ func alnumMask(x uint64) uint64 {
 
 // scanAnchorStarts calls visit at every position of s where an anchor may start:
 // each ASCII word start that passes the three-byte filter, and each non-ASCII
-// character whose lead byte starts an anchor. visit returns the end of what it
-// replaced there, or -1; the scan goes on from that end, which counts as a word
-// start whatever precedes it.
-func scanAnchorStarts(s string, visit func(pos int) int) {
+// character whose lead byte starts an anchor, when mayHit lets the first bytes
+// there through. visit returns the end of what it replaced there, or -1; the scan
+// goes on from that end, which counts as a word start whatever precedes it.
+func scanAnchorStarts(s string, visit func(pos int) int) { scanAnchorStartsPaths(s, visit, true) }
+
+// scanAnchorStartsPaths is scanAnchorStarts; paths says whether mayHit may reject a
+// start, which the differential test turns off to compare with the walk alone.
+func scanAnchorStartsPaths(s string, visit func(pos int) int, paths bool) {
 	_, anchors := breakoutIndex()
 	next, resumed := 0, -1
 	try := func(pos int) {
@@ -360,6 +438,9 @@ func scanAnchorStarts(s string, visit func(pos int) int) {
 					return
 				}
 			case !anchors.mayStartWideAt(s, pos) || (pos != resumed && !wordStartsAt(s, pos)):
+				return
+			}
+			if paths && !anchors.mayHit(s[pos:min(len(s), pos+breakoutWindow)]) {
 				return
 			}
 			end := visit(pos)
@@ -384,24 +465,26 @@ func scanAnchorStarts(s string, visit func(pos int) int) {
 		}
 		x := load64(s, i)
 		if x&highBits != 0 {
-			for k := i; k < i+8; k++ {
-				// A lead byte no anchor starts with is rejected here, as try would,
-				// without the call: text in other scripts is made of such bytes.
-				c := s[k]
-				if c >= 0xC0 && anchors.first[c] || c < utf8.RuneSelf && isASCIIAlnum(c) && (k == 0 || !isASCIIAlnum(s[k-1])) {
+			// The bytes where try may do anything: ASCII word starts and the lead
+			// bytes anchors start with. What try would reject at once is rejected
+			// here, without the call: text in other scripts is made of such bytes.
+			m := asciiAlnumMask(x)
+			for starts := m&^(m<<8|prev) | anchors.firstSet.mask(x); starts != 0; starts &= starts - 1 {
+				k := i + bits.TrailingZeros64(starts)>>3
+				if c := s[k]; c >= 0xC0 && anchors.mayStartWideAt(s, k) ||
+					c < utf8.RuneSelf && anchors.mayStartAtQuick(s, k) {
 					try(k)
 				}
 			}
-			prev = 0
-			if isASCIIAlnum(s[i+7]) {
-				prev = 0x80
-			}
+			prev = m >> 56
 			i += 8
 			continue
 		}
 		m := alnumMask(x)
 		for starts := m &^ (m<<8 | prev); starts != 0; starts &= starts - 1 {
-			try(i + bits.TrailingZeros64(starts)>>3)
+			if pos := i + bits.TrailingZeros64(starts)>>3; anchors.mayStartAtQuick(s, pos) {
+				try(pos)
+			}
 		}
 		prev = m >> 56
 		i += 8

@@ -420,9 +420,14 @@ func sentenceEnd(s string, i int) int {
 // how many replacements count as breakout and how many as instruction_pattern (the
 // rules of fake tool-protocol text).
 func neutralizeBreakouts(s string, aggressive bool) (string, int, int) {
+	return neutralizeBreakoutsScan(s, aggressive, true)
+}
+
+// neutralizeBreakoutsScan is neutralizeBreakouts; paths is scanAnchorStartsPaths'.
+func neutralizeBreakoutsScan(s string, aggressive, paths bool) (string, int, int) {
 	e := editor{src: s}
 	brk, tok := 0, 0
-	scanAnchorStarts(s, func(i int) int {
+	scanAnchorStartsPaths(s, func(i int) int {
 		end, layer := matchBreakout(s, i, aggressive)
 		if end <= i {
 			return -1
@@ -435,7 +440,7 @@ func neutralizeBreakouts(s string, aggressive bool) (string, int, int) {
 			brk++
 		}
 		return end
-	})
+	}, paths)
 	return e.result(), brk, tok
 }
 

@@ -37,7 +37,8 @@ var skeletonWordByte = func() (t [256]bool) {
 // was undone.
 func skeleton(w string) (string, []int32, bool) {
 	type word struct{ start, end int }
-	var words []word
+	var wordBuf [64]word // a window of 256 bytes rarely holds more words
+	words := wordBuf[:0]
 	for i := 0; i < len(w); {
 		if !skeletonWordByte[w[i]] {
 			i++
@@ -110,7 +111,7 @@ func skeleton(w string) (string, []int32, bool) {
 			pos = wd.end
 			k++
 		}
-		if ignoreVerbSet[strings.ToLower(string(out[outStart:]))] {
+		if isIgnoreVerb(out[outStart:]) {
 			for f := 0; f < maxFillers && k < len(words) && isBlankRun(w[pos:words[k].start]) &&
 				fillerWords[strings.ToLower(w[words[k].start:words[k].end])]; f++ {
 				pos = words[k].end
@@ -137,7 +138,21 @@ func skeleton(w string) (string, []int32, bool) {
 // maxFillers bounds the filler words dropped after a verb.
 const maxFillers = 4
 
-// ignoreVerbSet are the verbs after which filler words are dropped.
+// isIgnoreVerb reports whether the skeleton word w (ASCII) is in ignoreVerbSet, in
+// any case, without building a string.
+func isIgnoreVerb(w []byte) bool {
+	var buf [len("disregarding")]byte
+	if len(w) < len("drop") || len(w) > len(buf) {
+		return false
+	}
+	for k, c := range w {
+		buf[k] = lowerASCII(c)
+	}
+	return ignoreVerbSet[string(buf[:len(w)])]
+}
+
+// ignoreVerbSet are the verbs after which filler words are dropped; isIgnoreVerb
+// knows the length of the shortest and the longest.
 var ignoreVerbSet = set("ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting",
 	"skip", "discard", "abandon", "drop")
 

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -124,7 +125,7 @@ func checkCollapseRunsSame(t *testing.T, s string) {
 		o1, n1, r1, d1 := collapseRunsScan(s, aggressive, true)
 		o2, n2, r2, d2 := collapseRunsScan(s, aggressive, false)
 		if o1 != o2 || n1 != n2 || r1 != r2 || d1 != d2 {
-			t.Errorf("collapseRuns(%+q, %v): the wide skip gives %+q %d %d %d, the careful path %+q %d %d %d", s, aggressive, o1, n1, r1, d1, o2, n2, r2, d2)
+			t.Errorf("collapseRuns(%+q, %v): the skip gives %+q %d %d %d, the byte-by-byte path %+q %d %d %d", s, aggressive, o1, n1, r1, d1, o2, n2, r2, d2)
 		}
 	}
 }
@@ -135,6 +136,22 @@ func checkCollapseRunsSame(t *testing.T, s string) {
 func TestCollapseRunsWideSkipSameAsCareful(t *testing.T) {
 	checkCollapseRunsSame(t, multilingualText(t, 1))
 	checkCollapseRunsSame(t, realText(t))
+	for pad := 0; pad < 9; pad++ {
+		for _, s := range []string{"aa", "abba", "x\n", "a\n\n\n\nb", "ab  cd", "0000000000000", "----------x"} {
+			checkCollapseRunsSame(t, strings.Repeat("q", pad)+s+"tail of the text")
+		}
+		// Words repeated with every kind of gap, at every offset of a block.
+		for _, w := range []string{"a", "spam", "жж", "日本", "ab\x01"} {
+			for _, gap := range []string{" ", "\t", "  \t", "\n", " \r ", "\f", "\v", " \v"} {
+				for n := 8; n <= 11; n++ {
+					rep := strings.Repeat(w+gap, n)
+					checkCollapseRunsSame(t, strings.Repeat("q", pad)+" "+rep+"end")
+					checkCollapseRunsSame(t, strings.Repeat(" ", pad)+rep)
+					checkCollapseRunsSame(t, strings.Repeat(w+" ", 10)+gap+rep+w)
+				}
+			}
+		}
+	}
 	for _, c := range []string{"a", "é", "ж", "日", "가", "😀", "\n", "-", "ж\n"} {
 		for pad := 0; pad < 9; pad++ {
 			for n := 2; n <= 12; n++ {
@@ -164,6 +181,253 @@ func TestZeroBytes(t *testing.T) {
 		}
 		if got := zeroBytes(x); got != want {
 			t.Errorf("zeroBytes(%#x) = %#x, want %#x", x, got, want)
+		}
+	}
+}
+
+// scanAnchorStartsCareful is scanAnchorStarts a byte at a time: every position
+// where try would call visit.
+func scanAnchorStartsCareful(s string, visit func(pos int) int) {
+	_, anchors := breakoutIndex()
+	resumed := -1
+	for pos := 0; pos < len(s); pos++ {
+		c := s[pos]
+		start := pos == resumed || wordStartsAt(s, pos)
+		switch {
+		case c < utf8.RuneSelf && isASCIIAlnum(c) && anchors.mayStartAt(s, pos) && start,
+			c >= 0xC0 && anchors.mayStartWideAt(s, pos) && start:
+		default:
+			continue
+		}
+		if !anchors.mayHit(s[pos:min(len(s), pos+breakoutWindow)]) {
+			continue
+		}
+		if end := visit(pos); end > pos {
+			resumed = end
+			pos = end - 1
+		}
+	}
+}
+
+func checkBreakoutPathsSame(t *testing.T, s string) {
+	t.Helper()
+	s, _, _ = normalizeInvisible(s) // the breakout layer sees normalized text
+	for _, aggressive := range []bool{false, true} {
+		o1, b1, t1 := neutralizeBreakoutsScan(s, aggressive, true)
+		o2, b2, t2 := neutralizeBreakoutsScan(s, aggressive, false)
+		if o1 != o2 || b1 != b2 || t1 != t2 {
+			t.Errorf("neutralizeBreakouts(%+q, %v): the path filter gives %+q %d %d, the walk alone %+q %d %d", s, aggressive, o1, b1, t1, o2, b2, t2)
+		}
+	}
+	// The eight-byte scan must visit what a byte-at-a-time scan visits.
+	for _, aggressive := range []bool{false, true} {
+		var got, want []int
+		visit := func(seen *[]int) func(int) int {
+			return func(i int) int {
+				*seen = append(*seen, i)
+				end, _ := matchBreakout(s, i, aggressive)
+				return end
+			}
+		}
+		scanAnchorStarts(s, visit(&got))
+		scanAnchorStartsCareful(s, visit(&want))
+		// The end of a replacement is tried twice, as the place the scan goes on
+		// from and as a start in its block; the second answer is the first.
+		got = slices.Compact(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("scanAnchorStarts(%+q, %v) visits %v, a byte at a time %v", s, aggressive, got, want)
+		}
+	}
+	// The filter must let through every start where the walk finds an anchor.
+	_, anchors := breakoutIndex()
+	var buf [8]anchorHit
+	for i := range len(s) {
+		w := s[i:min(len(s), i+breakoutWindow)]
+		if len(anchors.walk(w, buf[:0])) > 0 && !anchors.mayHit(w) {
+			t.Fatalf("mayHit rejects %+q, where the walk finds an anchor", w[:min(len(w), 40)])
+		}
+	}
+}
+
+// TestBreakoutPathFilterSameAsWalk compares the breakout layer with and without
+// the path filter (mayHit) on the corpora, the attacks of the fuzz seeds and
+// anchors cut, spaced and hyphenated.
+func TestBreakoutPathFilterSameAsWalk(t *testing.T) {
+	checkBreakoutPathsSame(t, multilingualText(t, 1))
+	checkBreakoutPathsSame(t, realText(t))
+	for _, s := range fuzzSeeds {
+		checkBreakoutPathsSame(t, s)
+	}
+	refs, _ := breakoutIndex()
+	for _, ref := range refs {
+		for _, v := range caseVariants(ref.phrase) {
+			for _, s := range []string{v, v + " x", "x " + v + ".", strings.ReplaceAll(v, " ", "  \t*"),
+				strings.ReplaceAll(v, " ", "-"), strings.ToUpper(v) + " all", v[:len(v)/2]} {
+				if utf8.ValidString(s) {
+					checkBreakoutPathsSame(t, s)
+				}
+			}
+		}
+	}
+}
+
+func FuzzBreakoutPathFilter(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkBreakoutPathsSame(t, s)
+	})
+}
+
+func checkDropInvisibleSame(t *testing.T, s string) {
+	t.Helper()
+	got, gotZW, gotUni := dropInvisible(s)
+	want, wantZW, wantUni := dropInvisibleCareful(&editor{src: s}, s, 0, 0, 0)
+	if got != want || gotZW != wantZW || gotUni != wantUni {
+		t.Errorf("dropInvisible(%+q) = %+q, %d, %d; decoding every character gives %+q, %d, %d", s, got, gotZW, gotUni, want, wantZW, wantUni)
+	}
+}
+
+// TestDropInvisibleFastPathSameAsCareful compares dropInvisible with the path that
+// decodes every character, on the corpora, on every character of the first three
+// planes (and a few above) after a letter and after a digit, and on invalid UTF-8 of
+// every kind.
+func TestDropInvisibleFastPathSameAsCareful(t *testing.T) {
+	checkDropInvisibleSame(t, multilingualText(t, 1))
+	checkDropInvisibleSame(t, realText(t))
+	var b strings.Builder
+	for r := rune(0x80); r < 0x30000; r++ {
+		if r >= 0x10000 && r < 0x1B000 && r&0xFF != 0 {
+			continue // most of the first supplementary plane is covered by its samples
+		}
+		b.WriteString("a")
+		b.WriteRune(r)
+		b.WriteString(" 1")
+		b.WriteRune(r)
+		if b.Len() > 4096 {
+			checkDropInvisibleSame(t, b.String())
+			b.Reset()
+		}
+	}
+	for _, r := range []rune{0xE0000, 0xE0041, 0xE0100, 0xE01EF, 0xE0FFF, 0x1BCA0, 0x1D173, 0x10FFFF, 0xF0000} {
+		b.WriteString("x")
+		b.WriteRune(r)
+	}
+	checkDropInvisibleSame(t, b.String())
+	for _, s := range []string{"\xff", "a\xc0\x80b", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\x9f\xbf",
+		"\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xe2\x80", "\xe2", "\xf3\xa0\x80",
+		"é\u200b\xffé\u00a0", "\u00a0\xe3\x80", "ab\x00\x7f\u2028\u0085\u3000\ufeff\ufe0fx", "e\ufe0f\u200d\xfe"} {
+		checkDropInvisibleSame(t, s)
+		checkDropInvisibleSame(t, "日本語"+s+"\u00a0")
+	}
+}
+
+func FuzzDropInvisibleFastPath(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkDropInvisibleSame(t, s)
+	})
+}
+
+// TestIsIgnoreVerb checks that isIgnoreVerb knows every verb of the set, in any
+// case, and nothing else.
+func TestIsIgnoreVerb(t *testing.T) {
+	for w := range ignoreVerbSet {
+		for _, v := range []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:]} {
+			if !isIgnoreVerb([]byte(v)) {
+				t.Errorf("isIgnoreVerb(%q) = false", v)
+			}
+		}
+	}
+	for _, v := range []string{"", "ign", "ignores", "drops", "disregardings", "skip3"} {
+		if isIgnoreVerb([]byte(v)) {
+			t.Errorf("isIgnoreVerb(%q) = true", v)
+		}
+	}
+}
+
+// checkNormalizeCutsSame compares normalizeInvisible on the whole of s with the same
+// cut into pieces at each place isNormalizeCut allows, and at all of them at once.
+func checkNormalizeCutsSame(t *testing.T, s string, most int) {
+	t.Helper()
+	want, wantZW, wantUni := normalizeRounds(s)
+	var all []int
+	for cut := 1; cut < len(s) && len(all) < most; cut++ {
+		if isNormalizeCut(s, cut) {
+			all = append(all, cut)
+		}
+	}
+	for _, cuts := range append([][]int{all}, splitInts(all)...) {
+		got, gotZW, gotUni := normalizePieces(s, cuts)
+		if got != want || gotZW != wantZW || gotUni != wantUni {
+			t.Fatalf("normalizeInvisible(%+q) cut at %v gives %+q %d %d, whole %+q %d %d", s, cuts, got, gotZW, gotUni, want, wantZW, wantUni)
+		}
+	}
+}
+
+// splitInts returns each element of xs as a list of its own.
+func splitInts(xs []int) [][]int {
+	var out [][]int
+	for _, x := range xs {
+		out = append(out, []int{x})
+	}
+	return out
+}
+
+// TestNormalizeCutSameAsWhole checks the cutting of a long text into pieces
+// against the whole text: on the corpora, and on what may act across a cut
+// (combining marks, variation selectors, look-alikes, invisible and invalid bytes)
+// placed on either side of one.
+func TestNormalizeCutSameAsWhole(t *testing.T) {
+	for _, s := range []string{multilingualText(t, 8<<20), realText(t)} {
+		cuts := normalizeCuts(s)
+		if len(cuts) < 4 {
+			t.Fatalf("only %d cuts in %d bytes", len(cuts), len(s))
+		}
+		got, gotZW, gotUni := normalizeInvisible(s)
+		want, wantZW, wantUni := normalizeRounds(s)
+		if got != want || gotZW != wantZW || gotUni != wantUni {
+			t.Fatalf("normalizeInvisible of %d bytes in %d pieces differs from the whole: %d %d against %d %d", len(s), len(cuts)+1, gotZW, gotUni, wantZW, wantUni)
+		}
+	}
+	checkNormalizeCutsSame(t, multilingualText(t, 1)[:60000], 200)
+	sides := []string{"", "a\u0301", "\u0301", "e\ufe0f", "\ufe0f", "\u200b\ufe0f", "ﬁ\u0301", "ｅ\ufe0f", "\u0430\u0301",
+		"p\u0430ypal", "\u0440", "\xff", "\xe2\x80", "\u00a0", "\u3000", "ǆ", "\u0344", "x\u034f", "\U000E0041", "ａ"}
+	for _, before := range sides {
+		for _, after := range sides {
+			for _, ascii := range []string{"hello", "abcdefgh ", "a b c d e", "(see) x"} {
+				for _, gap := range []string{"\n", " ", ". ", "-"} {
+					s := "text " + before + gap + ascii + after + before + gap + ascii + after + "\n" + ascii + before
+					checkNormalizeCutsSame(t, s, 8)
+				}
+			}
+		}
+	}
+}
+
+func FuzzNormalizeCut(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s + "\nhello " + s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkNormalizeCutsSame(t, s, 8)
+	})
+}
+
+// TestInvisibleBits checks the tables of dropInvisible against invisibleChanges for
+// every character of two and three bytes.
+func TestInvisibleBits(t *testing.T) {
+	for r := rune(0x80); r < 0x10000; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		b := []byte(string(r))
+		size, changes := classifyRune(string(b), 0)
+		if size != len(b) || changes != invisibleChanges(r) {
+			t.Errorf("classifyRune(%U) = %d, %v; want %d, %v", r, size, changes, len(b), invisibleChanges(r))
 		}
 	}
 }

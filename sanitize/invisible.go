@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -111,12 +112,83 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 	if plainASCII(s) {
 		return s, 0, 0
 	}
+	return normalizePieces(s, normalizeCuts(s))
+}
+
+// normalizePieces is normalizeInvisible with the text cut into pieces at cuts
+// (ascending; none for the whole text at once), each piece normalized on its own
+// and written to the result: the three layers then read a piece the size of a
+// cache where they would each copy the whole text, and a long text is normalized
+// in two halves at once.
+//
+// A cut before printable ASCII and after a line break, a space or other ASCII
+// punctuation changes nothing: no layer here reads across it. dropInvisible
+// decides each character alone, looking back only past invisible ones to a visible
+// character (the ASCII one after the cut); nfkcSpans reads stretches of non-ASCII
+// text with the one character before them, which after the cut is ASCII;
+// foldLookalikes reads words of letters, which the character before the cut ends.
+// A round can change only the last ASCII character before a stretch, so the
+// printable ASCII after the cut, one character longer than the rounds, keeps its
+// first character through them all. And a piece that has reached its fixed point
+// (no look-alike folded, no variation selector in a changed stretch) is left alone
+// by more rounds, so each piece may stop when it gets there, as the rounds over the
+// whole text leave it.
+func normalizePieces(s string, cuts []int) (out string, zeroWidth, uni int) {
+	if len(cuts) == 0 {
+		return normalizeRounds(s)
+	}
+	// Two halves: the pieces before cuts[mid], and the rest.
+	mid := len(cuts) / 2
+	var first, second strings.Builder
+	var zw2, uni2 int
+	secondHalf := func() { zw2, uni2 = normalizeInto(&second, s, cuts[mid], len(s), cuts[mid+1:]) }
+	var wg sync.WaitGroup
+	concurrent := len(s) >= concurrentNormalize
+	if concurrent {
+		wg.Go(secondHalf)
+	}
+	zeroWidth, uni = normalizeInto(&first, s, 0, cuts[mid], cuts[:mid])
+	if concurrent {
+		wg.Wait()
+	} else {
+		secondHalf()
+	}
+	zeroWidth += zw2
+	uni += uni2
+	if zeroWidth+uni == 0 {
+		return s, 0, 0 // every change is counted, so nothing changed
+	}
+	first.WriteString(second.String())
+	return first.String(), zeroWidth, uni
+}
+
+// normalizeInto normalizes s[from:to], cut into pieces at cuts, and writes it to b.
+func normalizeInto(b *strings.Builder, s string, from, to int, cuts []int) (zeroWidth, uni int) {
+	// Room for the other half too, which the first half's builder receives.
+	b.Grow(len(s) - from + len(s)/64 + 256)
+	for k := 0; k <= len(cuts); k++ {
+		end := to
+		if k < len(cuts) {
+			end = cuts[k]
+		}
+		piece, zw, u := normalizeRounds(s[from:end])
+		b.WriteString(piece)
+		zeroWidth += zw
+		uni += u
+		from = end
+	}
+	return zeroWidth, uni
+}
+
+// normalizeRounds runs the zero_width and unicode layers over s until it reaches
+// their fixed point, at most maxNormalizeRounds times.
+func normalizeRounds(s string) (out string, zeroWidth, uni int) {
 	// Folding a look-alike can leave an ASCII letter that composes with the mark
 	// after it, and NFKC can put a letter before a variation selector that is then
 	// only a disguise, so a few rounds reach the fixed point. NFKC never yields a
 	// character dropInvisible removes or maps (TestNFKCYieldsNothingInvisible), so
 	// otherwise one round is the fixed point.
-	for round := 0; round < 4; round++ {
+	for range maxNormalizeRounds {
 		var zw, u, n, m int
 		var selector bool
 		s, zw, u = dropInvisible(s)
@@ -130,6 +202,54 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 		}
 	}
 	return s, zeroWidth, uni
+}
+
+// maxNormalizeRounds bounds the rounds of normalizeRounds.
+const maxNormalizeRounds = 4
+
+// normalizePiece is the size of the pieces normalizeInvisible cuts a long text
+// into: they stay in a core's cache from one layer to the next.
+const normalizePiece = 64 << 10
+
+// concurrentNormalize is the text size from which normalizeInvisible works on two
+// halves at once: the unicode layers are most of the work on text in other
+// scripts, and on a page this size the goroutine costs nothing that shows.
+const concurrentNormalize = 1 << 20
+
+// normalizeCuts returns where normalizeInvisible may cut s (see normalizePieces):
+// the first place at or after every normalizePiece bytes where a line break, a
+// space or ASCII punctuation is followed by more printable ASCII than there are
+// rounds. Text with no such place (in a script without spaces) makes longer pieces.
+func normalizeCuts(s string) []int {
+	if len(s) < 2*normalizePiece {
+		return nil
+	}
+	var cuts []int
+	for i := normalizePiece; i+maxNormalizeRounds+1 < len(s); {
+		if isNormalizeCut(s, i) {
+			cuts = append(cuts, i)
+			i += normalizePiece
+			continue
+		}
+		i++
+	}
+	return cuts
+}
+
+// isNormalizeCut reports whether s may be cut before i (see normalizePieces).
+func isNormalizeCut(s string, i int) bool {
+	if i < 1 || i+maxNormalizeRounds+1 > len(s) {
+		return false
+	}
+	if c := s[i-1]; c != '\n' && (c < 0x20 || c > 0x7E || isASCIIAlnum(c)) {
+		return false
+	}
+	for k := i; k < i+maxNormalizeRounds+1; k++ {
+		if s[k] < 0x20 || s[k] > 0x7E {
+			return false
+		}
+	}
+	return true
 }
 
 // nfkcSpans puts s (valid UTF-8) in NFKC, counts the segments that changed and
@@ -163,28 +283,45 @@ func nfkcSpans(s string) (string, int, bool) {
 		if p > i && s[p-1] < utf8.RuneSelf {
 			start = p - 1 // the ASCII letter a combining mark may attach to
 		}
-		end := p
-		for end < len(s) && s[end] >= utf8.RuneSelf && !isInertIdeograph(s[end]) {
-			end++
-		}
-		if end == p { // an ideograph: inert like ASCII, and nothing composes with it
-			i = p + 3
+		if isInertIdeograph(s[p]) {
+			// Ideographs: inert like ASCII, and nothing composes with them; a run of
+			// them is passed at once.
+			for i = p + 3; i < len(s) && isInertIdeograph(s[i]); i += 3 {
+			}
 			continue
 		}
-		i = end
+		// The stretch is the characters from p up to the next ASCII byte or
+		// ideograph, read one character at a time (its end found on the way).
 		changed := false
 		prev := start // start of the character before k
-		for k := start; k < end; {
+		k := start
+		if start < p {
+			prev, k = start, p
+		}
+		for k < len(s) && s[k] >= utf8.RuneSelf && !isInertIdeograph(s[k]) {
+			// Most characters here are two or three bytes long and in a block of
+			// the inert set already filled: decodeValid and has, written out,
+			// since the calls would cost more than the work.
+			if c := s[k]; c < 0xF0 && k+2 < len(s) {
+				r, size := rune(c&0x1F)<<6|rune(s[k+1]&0x3F), 2
+				if c >= 0xE0 {
+					r, size = rune(c&0x0F)<<12|rune(s[k+1]&0x3F)<<6|rune(s[k+2]&0x3F), 3
+				}
+				if b := r >> 6; inert.filled[b].Load() && inert.bits[b].Load()&(1<<(r&63)) != 0 {
+					prev, k = k, k+size
+					continue
+				}
+			}
 			r, size := decodeValid(s, k)
-			if r < utf8.RuneSelf || inert.has(r) {
+			if inert.has(r) {
 				prev, k = k, k+size
 				continue
 			}
 			// A run of characters that are not inert, with the one before it.
 			rs, re := prev, k+size
-			for re < end {
+			for re < len(s) && s[re] >= utf8.RuneSelf && !isInertIdeograph(s[re]) {
 				r, size := decodeValid(s, re)
-				if r < utf8.RuneSelf || inert.has(r) {
+				if inert.has(r) {
 					break
 				}
 				re += size
@@ -208,6 +345,8 @@ func nfkcSpans(s string) (string, int, bool) {
 			n += done.count
 			changed = true
 		}
+		end := k
+		i = end
 		// As when the whole stretch was normalized: a changed stretch that holds a
 		// variation selector asks for another round.
 		selector = selector || changed && strings.IndexFunc(s[start:end], isVariationSelector) >= 0
@@ -325,90 +464,204 @@ func nfkcCount(s string) (string, int) {
 
 // dropInvisible removes zero-width and hidden characters, maps spaces, and replaces
 // invalid UTF-8 with U+FFFD.
+//
+// It reads printable ASCII eight bytes at a time and every other character from its
+// bytes alone: the length, the validity (the ranges of utf8.ValidString) and, from
+// invisibleBits, whether it may change. Only those that may change are decoded, so
+// text in other scripts costs a table look-up per character. From the first invalid
+// byte on, every character is decoded (dropInvisibleCareful).
 func dropInvisible(s string) (string, int, int) {
-	valid := utf8.ValidString(s)
 	e := editor{src: s}
 	zw, uni := 0, 0
-	for i := 0; i < len(s); {
-		if valid {
-			i = nextMayChange(s, i)
-			if i == len(s) {
+	i := 0
+	for i < len(s) {
+		for i+8 <= len(s) && plainASCII8(load64(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		// Valid characters of two and three bytes that stay, in a loop of their
+		// own (classifyRune written out, since the call would cost more than the
+		// work); anything else goes on to classifyRune below.
+		for i+2 < len(s) {
+			c, c1 := s[i], s[i+1]
+			if c < 0xC2 || c >= 0xF0 {
+				break // ASCII, a four-byte character, or invalid
+			}
+			if c < 0xE0 {
+				if c1&0xC0 != 0x80 || invisibleBits2[c&0x1F]>>(c1&0x3F)&1 != 0 {
+					break
+				}
+				i += 2
+				continue
+			}
+			if c2 := s[i+2]; c1 < secondLow[c&0x0F] || c1 > secondHigh[c&0x0F] || c2&0xC0 != 0x80 ||
+				invisibleBits3[c&0x0F][c1&0x3F]>>(c2&0x3F)&1 != 0 {
 				break
 			}
+			i += 3
+		}
+		if i >= len(s) {
+			break
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7F {
+			if mayChange[c] {
 				e.replace(i, i+1, "")
 				uni++
 			}
 			i++
 			continue
 		}
-		if valid && !mayBeInvisible[c] {
-			// Every character this step touches has one of the lead bytes in
-			// mayBeInvisible; skip the others without decoding them.
-			i += runeLen(c)
-			continue
+		size, changes := classifyRune(s, i)
+		if size == 0 {
+			break // invalid UTF-8
 		}
-		if valid && keepsCommon(s, i) {
-			i += runeLen(c)
-			continue
+		if changes {
+			z, u := dropChar(&e, s, i)
+			zw += z
+			uni += u
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			e.replace(i, i+1, "\uFFFD")
-			uni++
-		case isZeroWidth(r), isVariationSelector(r) && afterAlphabetLetter(s, i):
-			e.replace(i, i+size, "")
-			zw++
-		case isHidden(r):
-			e.replace(i, i+size, "")
-			uni++
-		case r == '\u2028' || r == '\u2029' || r == '\u0085':
-			e.replace(i, i+size, "\n")
-			uni++
-		case unicode.Is(unicode.Zs, r):
-			e.replace(i, i+size, " ")
-			uni++
-		}
+		i += size
+	}
+	return dropInvisibleCareful(&e, s, i, zw, uni)
+}
+
+// dropInvisibleCareful is dropInvisible from s[i] on, every character decoded, with
+// the edits and counts made before i; from 0 it is the reference the fast path must
+// match.
+func dropInvisibleCareful(e *editor, s string, i, zw, uni int) (string, int, int) {
+	for i < len(s) {
+		z, u, size := dropCharSized(e, s, i)
+		zw += z
+		uni += u
 		i += size
 	}
 	return e.result(), zw, uni
 }
 
-// keepsCommon reports, for the valid character at i, that it is one of the common
-// ones dropInvisible leaves alone although its lead byte is in mayBeInvisible:
-// curly quotes, dashes, ellipses and bullets (U+2000–U+207F), Latin-1 signs and
-// punctuation (U+00A1–U+00BF), CJK and full-width punctuation. They are most of the
-// non-ASCII characters of real pages, and deciding them from a table spares a
-// decode and a search of the space tables.
-func keepsCommon(s string, i int) bool {
-	switch c1 := s[i+1]; s[i] {
-	case 0xC2:
-		return !latin1Changes[c1&0x3F]
-	case 0xE2:
-		return (c1 == 0x80 || c1 == 0x81) && !punctChanges[(c1&1)<<6|s[i+2]&0x3F]
-	case 0xE3:
-		return c1 == 0x80 && s[i+2] != 0x80 // U+3001–U+303F; U+3000 is a space
-	case 0xEF:
-		return c1 == 0xBC || c1 == 0xBD // U+FF00–U+FF7F, full-width forms
-	}
-	return false
+// dropChar removes or maps the character at s[i] when it is one dropInvisible
+// changes, and returns what it counted under zero_width and unicode.
+func dropChar(e *editor, s string, i int) (zw, uni int) {
+	zw, uni, _ = dropCharSized(e, s, i)
+	return zw, uni
 }
 
-// latin1Changes and punctChanges mark the characters of U+0080–U+00BF and
-// U+2000–U+207F that dropInvisible changes, from the same predicates it uses.
-var latin1Changes, punctChanges = func() (a [64]bool, b [128]bool) {
-	for k := range a {
-		a[k] = invisibleChanges(rune(0x80 + k))
+func dropCharSized(e *editor, s string, i int) (zw, uni, size int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		if mayChange[c] {
+			e.replace(i, i+1, "")
+			return 0, 1, 1
+		}
+		return 0, 0, 1
 	}
-	for k := range b {
-		b[k] = invisibleChanges(rune(0x2000 + k))
+	r, size := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		e.replace(i, i+1, "\uFFFD")
+		uni++
+	case isZeroWidth(r), isVariationSelector(r) && afterAlphabetLetter(s, i):
+		e.replace(i, i+size, "")
+		zw++
+	case isHidden(r):
+		e.replace(i, i+size, "")
+		uni++
+	case r == '\u2028' || r == '\u2029' || r == '\u0085':
+		e.replace(i, i+size, "\n")
+		uni++
+	case unicode.Is(unicode.Zs, r):
+		e.replace(i, i+size, " ")
+		uni++
 	}
-	return a, b
+	return zw, uni, size
+}
+
+// classifyRune returns the length of the non-ASCII UTF-8 sequence at s[i], 0 when it
+// is invalid, and whether its character is one dropInvisible may change
+// (invisibleBits). Validity is decided as utf8.ValidString decides it: no overlong
+// forms, no surrogates, nothing above U+10FFFF.
+func classifyRune(s string, i int) (size int, changes bool) {
+	c := s[i]
+	switch {
+	case c < 0xC2:
+		return 0, false
+	case c < 0xE0:
+		if i+1 >= len(s) || s[i+1]&0xC0 != 0x80 {
+			return 0, false
+		}
+		return 2, invisibleBits2[c&0x1F]>>(s[i+1]&0x3F)&1 != 0
+	case c < 0xF0:
+		if i+2 >= len(s) {
+			return 0, false
+		}
+		c1, c2 := s[i+1], s[i+2]
+		if c1 < secondLow[c&0x0F] || c1 > secondHigh[c&0x0F] || c2&0xC0 != 0x80 {
+			return 0, false
+		}
+		return 3, invisibleBits3[c&0x0F][c1&0x3F]>>(c2&0x3F)&1 != 0
+	case c < 0xF5:
+		if i+3 >= len(s) {
+			return 0, false
+		}
+		c1 := s[i+1]
+		lo, hi := byte(0x80), byte(0xBF)
+		switch c {
+		case 0xF0:
+			lo = 0x90
+		case 0xF4:
+			hi = 0x8F
+		}
+		if c1 < lo || c1 > hi || s[i+2]&0xC0 != 0x80 || s[i+3]&0xC0 != 0x80 {
+			return 0, false
+		}
+		// The planes above the first hold few characters dropInvisible changes
+		// (format controls, tags, variation selectors: F0 and F3); decode them.
+		return 4, c == 0xF0 || c == 0xF3
+	}
+	return 0, false
+}
+
+// secondLow and secondHigh bound the second byte of a valid three-byte sequence, by
+// the low nibble of its lead byte: E0 needs A0 or more (no overlong form), ED 9F or
+// less (no surrogate).
+var secondLow, secondHigh = func() (lo, hi [16]byte) {
+	for k := range 16 {
+		lo[k], hi[k] = 0x80, 0xBF
+	}
+	lo[0x0], hi[0xD] = 0xA0, 0x9F
+	return lo, hi
 }()
+
+// invisibleBits2 and invisibleBits3 mark the characters of two and three bytes that
+// dropInvisible may change (invisibleChanges), a bit per character: by the low bits
+// of the lead byte, and for three bytes of the second byte, a 64-bit word per
+// block of 64 characters. Every program that links this package fills them at
+// start, so only the lead bytes of three-byte characters that dropInvisible changes
+// are looked at (E1, E2, E3 and EF: invisibleLeads3; TestInvisibleBits checks
+// every character).
+var invisibleBits2, invisibleBits3 = func() (two [32]uint64, three [16][64]uint64) {
+	for r := rune(0x80); r < 0x800; r++ {
+		if invisibleChanges(r) {
+			two[r>>6] |= 1 << (r & 63)
+		}
+	}
+	for _, lead := range invisibleLeads3 {
+		for r := rune(lead) << 12; r < rune(lead+1)<<12; r++ {
+			if invisibleChanges(r) {
+				three[r>>12][r>>6&63] |= 1 << (r & 63)
+			}
+		}
+	}
+	return two, three
+}()
+
+// invisibleLeads3 are the low nibbles of the lead bytes of the three-byte
+// characters dropInvisible changes: U+1000–U+1FFF (Hangul fillers, Khmer vowels,
+// the Ogham and Mongolian spaces), U+2000–U+2FFF (spaces, joiners, bidi controls),
+// U+3000–U+3FFF (the ideographic space, the Hangul filler) and U+F000–U+FFFF
+// (variation selectors, the byte order mark, the half-width filler, specials).
+var invisibleLeads3 = []int{0x1, 0x2, 0x3, 0xF}
 
 // invisibleChanges reports whether dropInvisible removes or maps r, whatever
 // precedes it.
@@ -417,45 +670,14 @@ func invisibleChanges(r rune) bool {
 		r == '\u0085' || unicode.Is(unicode.Zs, r)
 }
 
-// nextMayChange returns the index of the next byte at or after i that mayChange
-// marks, or len(s): eight bytes per step while they are printable ASCII, else a byte at
-// a time through that block of eight.
-func nextMayChange(s string, i int) int {
-	for i+8 <= len(s) {
-		if !plainASCII8(load64(s, i)) {
-			for end := i + 8; i < end; i++ {
-				if mayChange[s[i]] {
-					return i
-				}
-			}
-			continue
-		}
-		i += 8
-	}
-	for ; i < len(s); i++ {
-		if mayChange[s[i]] {
-			return i
-		}
-	}
-	return i
-}
-
-// mayBeInvisible marks the UTF-8 lead bytes of the characters dropInvisible changes:
-// U+0080–U+00BF (C2), U+034F (CD), U+061C (D8), U+115F, U+1160, U+1680, U+17B4,
-// U+17B5 and U+180E (E1), U+2000–U+206F (E2), U+3000 and U+3164 (E3), the variation
-// selectors, U+FEFF and U+FFA0 (EF), the format controls U+1BCA0–U+1BCA3 and
-// U+1D173–U+1D17A (F0), and the tag characters and variation selectors from U+E0000
-// (F3). mayChange adds the ASCII control characters, so a table lookup per byte skips
-// everything else.
-var mayBeInvisible, mayChange = func() (a, b [256]bool) {
-	for _, c := range []byte{0xC2, 0xCD, 0xD8, 0xE1, 0xE2, 0xE3, 0xEF, 0xF0, 0xF3} {
-		a[c], b[c] = true, true
-	}
+// mayChange marks the ASCII bytes dropInvisible changes: the control characters
+// other than tab and line breaks.
+var mayChange = func() (t [256]bool) {
 	for c := 0; c < 0x20; c++ {
-		b[c] = c != '\t' && c != '\n' && c != '\r'
+		t[c] = c != '\t' && c != '\n' && c != '\r'
 	}
-	b[0x7F] = true
-	return a, b
+	t[0x7F] = true
+	return t
 }()
 
 // runeLen returns the length of the UTF-8 sequence a valid lead byte starts.

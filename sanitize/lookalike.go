@@ -123,12 +123,21 @@ func foldLookalikes(s string) (string, int) {
 }
 
 // nextLookalikeLead returns the index of the next byte at or after i that
-// lookalikeLead marks, or len(s), eight ASCII bytes per step.
+// lookalikeLead marks, or len(s), eight bytes per step while none of them is in
+// lookalikeLeads (ASCII, and text in scripts without look-alikes: CJK, Arabic).
 func nextLookalikeLead(s string, i int) int {
 	for i < len(s) {
-		if i+8 <= len(s) && load64(s, i)&highBits == 0 {
-			i += 8
-			continue
+		if i+8 <= len(s) {
+			x := load64(s, i)
+			m := x & highBits
+			if m != 0 {
+				m = lookalikeLeads.mask(x)
+			}
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		if lookalikeLead[s[i]] {
 			return i
@@ -137,6 +146,9 @@ func nextLookalikeLead(s string, i int) int {
 	}
 	return i
 }
+
+// lookalikeLeads is lookalikeLead as a highByteSet.
+var lookalikeLeads = newHighByteSet(&lookalikeLead)
 
 // disguisedWord applies the rules at the top of this file to a word.
 func disguisedWord(word string) bool {

@@ -36,27 +36,47 @@ func collapseRuns(s string, aggressive bool) (out string, newlines, repetition, 
 	return collapseRunsScan(s, aggressive, true)
 }
 
-// collapseRunsScan is collapseRuns; wide says whether blocks of eight bytes that
-// hold text outside ASCII may be skipped too (see noRunStartsIn), which the
-// differential test turns off to compare with the byte-by-byte path.
-func collapseRunsScan(s string, aggressive, wide bool) (out string, newlines, repetition, delimiter int) {
+// collapseRunsScan is collapseRuns; skip says whether blocks of eight bytes may be
+// passed at once (see runStartCandidates), which the differential test turns off to
+// compare with the byte-by-byte path.
+func collapseRunsScan(s string, aggressive, skip bool) (out string, newlines, repetition, delimiter int) {
 	e := editor{src: s}
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while they are ASCII, hold no newline and no byte
-		// equals its successor: nothing there can start a run.
-		for i+9 <= len(s) {
+		// equals its successor: nothing there can start a run. In a block that
+		// holds one, on to the first such byte: those before it start no run.
+		for skip && i+9 <= len(s) {
 			x, y := load64(s, i), load64(s, i+1)
-			if x&highBits != 0 || hasZeroByte(x^y) || hasZeroByte(x^('\n'*lowBits)) {
-				if wide && x&highBits != 0 && i+12 <= len(s) && noRunStartsIn(s, i, x, y) {
+			if x&highBits == 0 {
+				m := zeroBytes(x^y) | zeroBytes(x^('\n'*lowBits))
+				if m == 0 {
+					i += 8
+					continue
+				}
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			if i+12 <= len(s) {
+				m := runStartCandidates(s, i, x, y)
+				if m == 0 {
 					// Past the block, on to the start of the next character: the
 					// one the block ends inside starts no run either.
 					for i += 8; i < len(s) && s[i]&0xC0 == 0x80; i++ {
 					}
 					continue
 				}
-				break
+				// Past the characters that start before the first candidate byte
+				// (and the one it is inside, if it is not a first byte): none of
+				// them starts a run.
+				for first := i + bits.TrailingZeros64(m)>>3; i < first; {
+					if c := s[i]; c < utf8.RuneSelf {
+						i++
+					} else {
+						i += runeLen(c)
+					}
+				}
 			}
-			i += 8
+			break
 		}
 		if i >= len(s) {
 			break
@@ -132,25 +152,24 @@ func collapseRunsScan(s string, aggressive, wide bool) (out string, newlines, re
 	return out, newlines, repetition, delimiter
 }
 
-// noRunStartsIn reports, for the eight bytes x at s[i] (with y at s[i+1] and at
-// least twelve bytes from i), that no run can start in them: they hold no newline,
-// and no character of one to four bytes there equals the character after it, as
-// far as the block shows. A run of a character of k bytes at p needs s[p:p+k] ==
+// runStartCandidates marks, for the eight bytes x at s[i] (with y at s[i+1] and at
+// least twelve bytes from i), the bytes where a run may start: a newline, or a
+// character of one to four bytes that equals the character after it, as far as the
+// block shows; a run's first byte is always marked. A run of a character of k bytes at p needs s[p:p+k] ==
 // s[p+k:p+2k], so the bytes at distance k from its first k bytes are equal; a
 // character that ends past the block is a candidate when its bytes in the block
 // are equal at distance k. Text in other scripts (Cyrillic, Greek, Arabic, kana,
 // Hangul, ideographs) passes eight bytes at a time.
-func noRunStartsIn(s string, i int, x, y uint64) bool {
+func runStartCandidates(s string, i int, x, y uint64) uint64 {
 	const top1, top2, top3 = 0x80 << 56, 0x8080 << 48, 0x808080 << 40
 	z1 := zeroBytes(x ^ y)
 	z2 := zeroBytes(x ^ load64(s, i+2))
 	z3 := zeroBytes(x ^ load64(s, i+3))
 	z4 := zeroBytes(x ^ load64(s, i+4))
-	candidates := z1 | zeroBytes(x^('\n'*lowBits)) |
+	return z1 | zeroBytes(x^('\n'*lowBits)) |
 		z2&(z2>>8|top1) |
 		z3&(z3>>8|top1)&(z3>>16|top2) |
 		z4&(z4>>8|top1)&(z4>>16|top2)&(z4>>24|top3)
-	return candidates == 0
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
