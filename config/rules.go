@@ -49,8 +49,9 @@ const (
 )
 
 // String returns the rule in words, as a reason quotes it: "allow write_file
-// in notes/", "allow read_webpage on go.dev", "ask every tool of MCP server
-// files", "allow web_search".
+// in notes/", "allow write_file anywhere in the workspace" (path ./), "allow
+// read_webpage on go.dev", "ask every tool of MCP server files", "allow
+// web_search".
 func (r Rule) String() string {
 	var b strings.Builder
 	b.WriteString(r.Effect)
@@ -60,6 +61,8 @@ func (r Rule) String() string {
 		b.WriteString(" " + r.Tool)
 	}
 	switch {
+	case r.Path == "./":
+		b.WriteString(" anywhere in the workspace")
 	case r.Path != "":
 		b.WriteString(" in " + r.Path)
 	case r.Host != "":

@@ -216,7 +216,7 @@ func TestRuleWords(t *testing.T) {
 	}{
 		{Rule{Effect: RuleAllow, Tool: "write_file", Path: "notes/"}, "allow write_file in notes/", `{allow: write_file, path: "notes/"}`},
 		{Rule{Effect: RuleDeny, Tool: "read_file", Path: "secrets/"}, "deny read_file in secrets/", `{deny: read_file, path: "secrets/"}`},
-		{Rule{Effect: RuleAllow, Tool: "list_directory", Path: "./"}, "allow list_directory in ./", `{allow: list_directory, path: "./"}`},
+		{Rule{Effect: RuleAllow, Tool: "list_directory", Path: "./"}, "allow list_directory anywhere in the workspace", `{allow: list_directory, path: "./"}`},
 		{Rule{Effect: RuleAllow, Tool: "read_webpage", Host: "go.dev"}, "allow read_webpage on go.dev", `{allow: read_webpage, host: "go.dev"}`},
 		{Rule{Effect: RuleDeny, Tool: "read_webpage", Host: "*.go.dev"}, "deny read_webpage on *.go.dev", `{deny: read_webpage, host: "*.go.dev"}`},
 		{Rule{Effect: RuleAsk, Tool: "files__*", Line: 4}, "ask every tool of MCP server files", `{ask: "files__*"}`},

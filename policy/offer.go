@@ -76,11 +76,7 @@ func RuleOfferFor(tool string, g api.GrantOffer) *api.RuleOffer {
 	if err != nil {
 		return nil
 	}
-	text := r.String()
-	if r.Path == "./" {
-		text = "allow " + r.Tool + " anywhere in the workspace"
-	}
-	return &api.RuleOffer{Text: text, YAML: r.YAML()}
+	return &api.RuleOffer{Text: r.String(), YAML: r.YAML()}
 }
 
 // plainPath reports whether a path reads as what it is: no wildcard or
