@@ -477,14 +477,7 @@ func (m *masker) flag(i, j int) (end int, ok bool) {
 // after an escaped \n, inside a JSON string.
 func (m *masker) lineStart(k int) (atLine, escaped bool) {
 	k = m.blanksBack(k)
-	w := k
-	for {
-		c, ok := m.back(w)
-		if !ok || class[c]&cLetter == 0 {
-			break
-		}
-		w--
-	}
+	w := m.letterRunBack(k)
 	if word := m.s[w:k]; w < k && (word == "export" || word == "set") {
 		k = m.blanksBack(w)
 	} else if c, _ := m.back(k); c == '-' {
@@ -502,6 +495,19 @@ func (m *masker) lineStart(k int) (atLine, escaped bool) {
 	return false, false
 }
 
+// letterRunBack returns where the run of letters that ends at k starts, as
+// the text is written out (see back).
+func (m *masker) letterRunBack(k int) int {
+	for {
+		c, ok := m.back(k)
+		if !ok || class[c]&cLetter == 0 {
+			return k
+		}
+		k--
+	}
+}
+
+// blanksBack returns where the blanks that end at k start.
 func (m *masker) blanksBack(k int) int {
 	for {
 		c, _ := m.back(k)
@@ -889,14 +895,7 @@ func (m *masker) qualified(i int) bool {
 	if k == i {
 		return false
 	}
-	w := k
-	for {
-		c, ok := m.back(w)
-		if !ok || class[c]&cLetter == 0 {
-			break
-		}
-		w--
-	}
+	w := m.letterRunBack(k)
 	q := strings.ToLower(m.s[w:k])
 	for _, p := range proseQualifiers {
 		if q == p {

@@ -21,14 +21,33 @@ func stablePorts(view string) string {
 	})
 }
 
+// A goldenScene is a screen kept as a golden file: setup brings a model of
+// the given size to it.
+type goldenScene struct {
+	name  string
+	setup func(t *testing.T, w, h int) *Model
+}
+
+// playGoldenScenes compares each scene, without colour, at 80x24 and 120x40
+// with its golden file (go test -update rewrites them).
+func playGoldenScenes(t *testing.T, scenes []goldenScene) {
+	t.Helper()
+	for _, sc := range scenes {
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
+				m := sc.setup(t, size[0], size[1])
+				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				golden.RequireEqual(t, []byte(stablePorts(m.View())))
+			})
+		}
+	}
+}
+
 // TestScreensGolden keeps the screens of the approval flow (the server's reason
 // for asking among them), of a resumed session and of the notice of new
 // messages, without colour, at 80x24 and 120x40.
 func TestScreensGolden(t *testing.T) {
-	scenes := []struct {
-		name  string
-		setup func(t *testing.T, w, h int) *Model
-	}{
+	scenes := []goldenScene{
 		{"approval_scrolled", func(t *testing.T, w, h int) *Model {
 			// A chained approval: the first batch's run and decision stay above a
 			// table of 30 writes, five of them decided, scrolled to the current one.
@@ -94,13 +113,5 @@ func TestScreensGolden(t *testing.T) {
 			return m
 		}},
 	}
-	for _, sc := range scenes {
-		for _, size := range [][2]int{{80, 24}, {120, 40}} {
-			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
-				m := sc.setup(t, size[0], size[1])
-				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-				golden.RequireEqual(t, []byte(stablePorts(m.View())))
-			})
-		}
-	}
+	playGoldenScenes(t, scenes)
 }

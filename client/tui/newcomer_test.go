@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/client"
@@ -200,10 +198,7 @@ var descStart = regexp.MustCompile(`^ {2}\S+(?: \S+)*? {2,}|^ +`)
 // TestNewcomerScreensGolden keeps the screens of these fixes, without colour,
 // at 80x24 and 120x40.
 func TestNewcomerScreensGolden(t *testing.T) {
-	scenes := []struct {
-		name  string
-		setup func(t *testing.T, w, h int) *Model
-	}{
+	scenes := []goldenScene{
 		{"object_first", func(t *testing.T, w, h int) *Model {
 			m := newTestModel(t, clienttest.New(t, objectCalls()), w, h)
 			send(t, m, "write a greeting and a long note")
@@ -261,13 +256,5 @@ func TestNewcomerScreensGolden(t *testing.T) {
 			return m
 		}},
 	}
-	for _, sc := range scenes {
-		for _, size := range [][2]int{{80, 24}, {120, 40}} {
-			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
-				m := sc.setup(t, size[0], size[1])
-				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-				golden.RequireEqual(t, []byte(stablePorts(m.View())))
-			})
-		}
-	}
+	playGoldenScenes(t, scenes)
 }

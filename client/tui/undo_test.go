@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/golden"
-
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/client/clienttest"
 )
@@ -84,10 +81,7 @@ func conflicted(req api.UndoRequest) (int, any) {
 // question, a conflict with its diff and f to force, and the marks of the
 // undone runs, at 80x24 and 120x40.
 func TestUndoScreensGolden(t *testing.T) {
-	scenes := []struct {
-		name  string
-		setup func(t *testing.T, w, h int) *Model
-	}{
+	scenes := []goldenScene{
 		{"undo_preview", func(t *testing.T, w, h int) *Model {
 			m, _ := undoSession(t, w, h, previewThenDone)
 			send(t, m, "/undo 1")
@@ -105,15 +99,7 @@ func TestUndoScreensGolden(t *testing.T) {
 			return m
 		}},
 	}
-	for _, sc := range scenes {
-		for _, sz := range [][2]int{{80, 24}, {120, 40}} {
-			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
-				m := sc.setup(t, sz[0], sz[1])
-				m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-				golden.RequireEqual(t, []byte(stablePorts(m.View())))
-			})
-		}
-	}
+	playGoldenScenes(t, scenes)
 }
 
 // TestUndoAsksThenUndoes: /undo 1 asks the server for a preview only; the
