@@ -65,22 +65,7 @@ func BenchmarkSanitize(b *testing.B) {
 		{"aggressive-ascii", ascii, Options{}},
 		{"mild-ascii", ascii, Options{Mild: true}},
 	} {
-		page := mode.page
-		b.Run(mode.name, func(b *testing.B) {
-			b.SetBytes(int64(len(page)))
-			b.ReportAllocs()
-			cpu := processCPUTime()
-			n := 0
-			for b.Loop() {
-				Sanitize(page, mode.opts)
-				n++
-			}
-			// MB per CPU second: wall-clock MB/s is meaningless when other jobs share
-			// the cores, CPU time is not (GC work included).
-			if used := processCPUTime() - cpu; used > 0 {
-				b.ReportMetric(float64(n*len(page))/1e6/used.Seconds(), "MB/cpu-s")
-			}
-		})
+		b.Run(mode.name, func(b *testing.B) { benchSanitize(b, mode.page, mode.opts) })
 	}
 }
 
@@ -127,18 +112,23 @@ func BenchmarkSanitizeRealText(b *testing.B) {
 		name string
 		opts Options
 	}{{"aggressive", Options{}}, {"mild", Options{Mild: true}}, {"aggressive-patterns", Options{NoClassifier: true}}, {"datamark", Options{Datamark: true}}} {
-		b.Run(mode.name, func(b *testing.B) {
-			b.SetBytes(int64(len(page)))
-			b.ReportAllocs()
-			cpu := processCPUTime()
-			n := 0
-			for b.Loop() {
-				Sanitize(page, mode.opts)
-				n++
-			}
-			if used := processCPUTime() - cpu; used > 0 {
-				b.ReportMetric(float64(n*len(page))/1e6/used.Seconds(), "MB/cpu-s")
-			}
-		})
+		b.Run(mode.name, func(b *testing.B) { benchSanitize(b, page, mode.opts) })
+	}
+}
+
+// benchSanitize measures Sanitize on page with opts, in MB/s and in MB per
+// CPU second: wall-clock MB/s is meaningless when other jobs share the cores,
+// CPU time is not (GC work included).
+func benchSanitize(b *testing.B, page string, opts Options) {
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	cpu := processCPUTime()
+	n := 0
+	for b.Loop() {
+		Sanitize(page, opts)
+		n++
+	}
+	if used := processCPUTime() - cpu; used > 0 {
+		b.ReportMetric(float64(n*len(page))/1e6/used.Seconds(), "MB/cpu-s")
 	}
 }

@@ -29,18 +29,6 @@ func BenchmarkSanitizeMultilingual(b *testing.B) {
 		name string
 		opts Options
 	}{{"aggressive", Options{}}, {"aggressive-patterns", Options{NoClassifier: true}}, {"mild", Options{Mild: true}}} {
-		b.Run(mode.name, func(b *testing.B) {
-			b.SetBytes(int64(len(page)))
-			b.ReportAllocs()
-			cpu := processCPUTime()
-			n := 0
-			for b.Loop() {
-				Sanitize(page, mode.opts)
-				n++
-			}
-			if used := processCPUTime() - cpu; used > 0 {
-				b.ReportMetric(float64(n*len(page))/1e6/used.Seconds(), "MB/cpu-s")
-			}
-		})
+		b.Run(mode.name, func(b *testing.B) { benchSanitize(b, page, mode.opts) })
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/ailab/ai-lab/sanitize/classifier"
@@ -127,18 +126,7 @@ func scoreFile(path, modelPath string, threshold float64) error {
 	if err != nil {
 		return err
 	}
-	n, hits := map[string]int{}, map[string]int{}
-	for _, e := range exs {
-		n[sourceOf(e)]++
-		if m.Score(e.Text) >= threshold {
-			hits[sourceOf(e)]++
-		}
-	}
-	var names []string
-	for k := range n {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names, n, hits := flaggedBySource(m, threshold, exs)
 	fmt.Printf("%s scored with %s at %.4f\n  %-34s %6s %8s %8s\n", path, modelPath, threshold, "source", "n", "flagged", "share")
 	for _, k := range names {
 		fmt.Printf("  %-34s %6d %8d %8.3f\n", k, n[k], hits[k], float64(hits[k])/float64(n[k]))

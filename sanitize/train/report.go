@@ -167,24 +167,33 @@ func evaluate(m *classifier.Model, threshold float64, s sets) string {
 	return b.String()
 }
 
-// sourceFPR reports the false-positive rate of each benign source on the held-out
-// split (its whole texts; the short excerpts are in the category table).
-func sourceFPR(m *classifier.Model, threshold float64, test []example) string {
-	n, hits := map[string]int{}, map[string]int{}
-	for _, e := range test {
-		if !benign(e.Cat) || e.Cat == catSnippet {
-			continue
-		}
+// flaggedBySource counts, for each source of exs, its texts and those that
+// score at or over threshold; names are the sources in order.
+func flaggedBySource(m *classifier.Model, threshold float64, exs []example) (names []string, n, hits map[string]int) {
+	n, hits = map[string]int{}, map[string]int{}
+	for _, e := range exs {
 		n[sourceOf(e)]++
 		if m.Score(e.Text) >= threshold {
 			hits[sourceOf(e)]++
 		}
 	}
-	var names []string
 	for k := range n {
 		names = append(names, k)
 	}
 	sort.Strings(names)
+	return names, n, hits
+}
+
+// sourceFPR reports the false-positive rate of each benign source on the held-out
+// split (its whole texts; the short excerpts are in the category table).
+func sourceFPR(m *classifier.Model, threshold float64, test []example) string {
+	var whole []example
+	for _, e := range test {
+		if benign(e.Cat) && e.Cat != catSnippet {
+			whole = append(whole, e)
+		}
+	}
+	names, n, hits := flaggedBySource(m, threshold, whole)
 	var b strings.Builder
 	fmt.Fprintf(&b, "held-out test split, each benign source (texts of sources training also saw)\n")
 	fmt.Fprintf(&b, "  %-34s %6s %6s %8s\n", "benign source", "n", "FP", "FPR")

@@ -10,7 +10,8 @@
 // commit pinned in sources (and in data/MANIFEST.md). The command must never take
 // data from the sets reserved for independent evaluation (microsoft/BIPIA,
 // HumanCompatibleAI/tensor-trust-data, Giskard-AI/prompt-injections,
-// scrapinghub/article-extraction-benchmark) or from anything derived from them.
+// scrapinghub/article-extraction-benchmark, sierra-research/tau-bench) or from
+// anything derived from them; it names them only here, and reads none of them.
 package main
 
 import (
@@ -498,18 +499,23 @@ func rustBook() []record {
 
 // pages splits text at blank lines into pieces of about n words.
 func pages(text string, n int) []string {
-	var out []string
-	var cur []string
-	words := 0
+	return splitPages(text, n, func(para string) int { return len(strings.Fields(para)) })
+}
+
+// splitPages splits text at blank lines into pieces whose paragraphs' sizes
+// add up to at least n; a last piece of 40 or less is dropped.
+func splitPages(text string, n int, size func(para string) int) []string {
+	var out, cur []string
+	total := 0
 	for _, para := range strings.Split(text, "\n\n") {
 		cur = append(cur, para)
-		words += len(strings.Fields(para))
-		if words >= n {
+		total += size(para)
+		if total >= n {
 			out = append(out, strings.Join(cur, "\n\n"))
-			cur, words = nil, 0
+			cur, total = nil, 0
 		}
 	}
-	if words > 40 {
+	if total > 40 {
 		out = append(out, strings.Join(cur, "\n\n"))
 	}
 	return out

@@ -393,20 +393,9 @@ func docPages(repo, name, dir string, keep func(string) bool, n int) []record {
 // prosePages splits text at blank lines into pages of about 350 words or, in
 // scripts without spaces, 1000 characters.
 func prosePages(text string) []string {
-	var out, cur []string
-	size := 0
-	for _, para := range strings.Split(text, "\n\n") {
-		cur = append(cur, para)
-		size += max(len(strings.Fields(para)), utf8.RuneCountInString(para)/3)
-		if size >= 350 {
-			out = append(out, strings.Join(cur, "\n\n"))
-			cur, size = nil, 0
-		}
-	}
-	if size > 40 {
-		out = append(out, strings.Join(cur, "\n\n"))
-	}
-	return out
+	return splitPages(text, 350, func(para string) int {
+		return max(len(strings.Fields(para)), utf8.RuneCountInString(para)/3)
+	})
 }
 
 // docs reads documentation: the React docs translated into Japanese and Russian
