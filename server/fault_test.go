@@ -120,6 +120,13 @@ func (f *faultStore) FinishExecution(ctx context.Context, o store.Owner, e api.E
 	return f.Store.FinishExecution(ctx, o, e, outcome)
 }
 
+func (f *faultStore) PutUndoRecord(ctx context.Context, rec store.UndoRecord, blobs []store.UndoBlob) error {
+	if err := f.hit("PutUndoRecord"); err != nil {
+		return err
+	}
+	return f.Store.PutUndoRecord(ctx, rec, blobs)
+}
+
 func (f *faultStore) Release(ctx context.Context, id string, o store.Owner) error {
 	if err := f.hit("Release"); err != nil {
 		return err

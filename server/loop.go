@@ -145,8 +145,9 @@ type turnRun struct {
 
 // A runEnd is a run's end record and the event that announces it.
 type runEnd struct {
-	fin store.Finish
-	use api.ToolUse
+	fin  store.Finish
+	use  api.ToolUse
+	undo *keptRun // the run's undo record, stored with fin.Undo; nil: none
 }
 
 // turnMarks are what a finished turn showed besides its text: its tool runs
@@ -253,13 +254,9 @@ func (r *turnRun) save(pending *turn, release bool) error {
 		}
 		p = b
 	}
-	var finished []store.Finish
-	for _, e := range r.ends {
-		finished = append(finished, e.fin)
-	}
 	version, err := r.s.store.Save(r.bg, store.Save{
 		SessionID: r.session, Owner: r.s.owner, Messages: raws, Pending: p, At: r.s.now(),
-		Trace: trace, TraceFrom: from, Release: release, Finished: finished,
+		Trace: trace, TraceFrom: from, Release: release, Finished: r.endRecords(),
 	})
 	if err != nil {
 		r.t.SavedCalls = from
@@ -285,9 +282,20 @@ func (r *turnRun) run(decisions map[string]api.Decision) (api.TurnReply, error) 
 	return reply, err
 }
 
+// endRecords are the end records still waiting, for the next write to carry.
+func (r *turnRun) endRecords() []store.Finish {
+	var out []store.Finish
+	for _, e := range r.ends {
+		out = append(out, e.fin)
+	}
+	return out
+}
+
 // storeEnds writes the end records still waiting, one by one, and sends their
-// events. A record that cannot be written is logged: the run happened, and a
-// resumed turn reports it as interrupted.
+// events; it follows a write that could not carry them. A record that cannot
+// be written is logged: the run happened, and a resumed turn reports it as
+// interrupted. The undo record is written even then: it says what the run
+// left, whoever holds the session now.
 func (r *turnRun) storeEnds() {
 	for _, e := range r.ends {
 		if err := r.s.store.FinishExecution(r.bg, r.s.owner, e.fin.Execution, e.fin.Outcome); err != nil {
@@ -295,15 +303,25 @@ func (r *turnRun) storeEnds() {
 		} else {
 			r.remember(e.fin.Execution)
 		}
+		if u := e.fin.Undo; u != nil {
+			err := r.s.store.PutUndoRecord(r.bg, u.Record, u.Blobs)
+			if err != nil {
+				r.log.Warn("recording what a run left for undo failed; the run cannot be undone", "execution_id", e.fin.Execution.ExecutionID, "err", err)
+			}
+			e.undo.kept(err == nil)
+		}
 		r.ev.emit(api.EventToolResult, e.use)
 	}
 	r.ends = nil
 }
 
-// endsStored is what follows a save that wrote the waiting end records.
+// endsStored is what follows a write that carried the waiting end records.
 func (r *turnRun) endsStored() {
 	for _, e := range r.ends {
 		r.remember(e.fin.Execution)
+		if e.fin.Undo != nil {
+			e.undo.kept(true)
+		}
 		r.ev.emit(api.EventToolResult, e.use)
 	}
 	r.ends = nil
@@ -897,27 +915,39 @@ const deniedByUser = "denied by the user"
 // resumed). Tool failures become tool errors for the model, never errors of the
 // request.
 func (r *turnRun) runTool(c plannedCall, decision, reason string) (string, error) {
-	r.storeEnds()
 	start := r.s.now()
 	id := tools.NewExecutionID(c.Name, start)
 	rec := api.Execution{ExecutionID: id, ToolName: c.Name, Arguments: c.Args, SessionID: r.session, StartedAt: start, Decision: decision, Reason: reason}
-	err := r.s.store.StartExecution(r.bg, store.Start{Execution: rec, CallKey: r.callKey(c), Owner: r.s.owner})
-	if errors.Is(err, store.ErrCallStarted) {
-		content, _, err := r.recorded(c)
-		return content, err
+	tool, known := r.reg.reg.Get(c.Name)
+	var kept *keptRun
+	if known {
+		kept = r.keepForUndo(tool, c, id)
 	}
-	if err != nil {
+	// One write before the run: its start record, its undo record, and the
+	// end records of the round's earlier runs.
+	st := store.Start{Execution: rec, CallKey: r.callKey(c), Owner: r.s.owner, Finished: r.endRecords()}
+	if kept != nil {
+		st.Undo = &kept.begun
+	}
+	if err := r.s.store.StartExecution(r.bg, st); err != nil {
+		kept.drop()
+		r.storeEnds()
+		if errors.Is(err, store.ErrCallStarted) {
+			content, _, err := r.recorded(c)
+			return content, err
+		}
 		return "", fmt.Errorf("recording the start of %s before it runs: %w", c.Name, err)
 	}
+	r.endsStored()
 	r.ev.emit(api.EventToolCall, api.ToolCallEvent{ToolCallID: c.ID, ToolName: c.Name, Arguments: c.Args, NeedsApproval: decision == api.DecisionUser})
 	var result any
 	var runErr error
+	var left *store.UndoPut
 	if c.Err != "" {
 		runErr = errors.New(c.Err)
-	} else if tool, ok := r.reg.reg.Get(c.Name); ok {
-		kept := r.keepForUndo(tool, c, id)
+	} else if known {
 		result, runErr = runSafely(r.ctx, tool, c.Args)
-		kept.finish()
+		left = kept.finished()
 	} else {
 		runErr = fmt.Errorf("unknown tool %q; available tools: %s", c.Name, strings.Join(r.reg.reg.Names(), ", "))
 	}
@@ -956,7 +986,7 @@ func (r *turnRun) runTool(c plannedCall, decision, reason string) (string, error
 		tc.Result = tracing.SafeResult(content)
 	}
 	// The end record waits for the turn's next write (see ends).
-	r.ends = append(r.ends, runEnd{fin: store.Finish{Execution: rec, Outcome: content}, use: use})
+	r.ends = append(r.ends, runEnd{fin: store.Finish{Execution: rec, Outcome: content, Undo: left}, use: use, undo: kept})
 	r.log.Info("tool run", "tool", c.Name, "execution_id", id, "ok", rec.Completed, "duration_ms", rec.DurationMS, "decision", decision)
 	r.t.ToolsUsed = append(r.t.ToolsUsed, use)
 	r.t.Trace.Calls = append(r.t.Trace.Calls, tc)

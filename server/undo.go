@@ -75,28 +75,50 @@ func (s *Server) RecoverUndo() error {
 	return err
 }
 
-// A keptRun is a run whose undo record has begun; finish it after the run.
+// A keptRun is a run whose undo record is prepared: begun is stored with
+// the run's start record, and what the run left with its end record.
 type keptRun struct {
-	p   *undo.Pending
-	run *turnRun
-	own *tools.Workspace // a workspace opened for the record, closed by finish
+	p     *undo.Pending
+	begun store.UndoPut
+	run   *turnRun
+	own   *tools.Workspace // a workspace opened for the record, closed by finished or drop
 }
 
-// finish records what the run left; a nil keptRun does nothing.
-func (k *keptRun) finish() {
+// finished reads what the run left and returns the record to store with the
+// run's end record (nil: nothing to store); a nil keptRun returns nil.
+func (k *keptRun) finished() *store.UndoPut {
 	if k == nil || k.p == nil {
-		return
+		return nil
 	}
-	if k.own != nil {
-		defer k.own.Close()
-	}
-	if err := k.p.Finish(); err != nil {
+	defer k.drop()
+	put, err := k.p.Finished()
+	if err != nil {
 		k.run.log.Warn("recording what a run left for undo failed; the run cannot be undone", "err", err)
+		return nil
+	}
+	return put
+}
+
+// drop closes the workspace the record opened; the run did not start or its
+// record is read.
+func (k *keptRun) drop() {
+	if k != nil && k.own != nil {
+		k.own.Close()
+		k.own = nil
 	}
 }
 
-// keepForUndo records what a file tool's call will replace, just before it
-// runs (the files are read now, after the user's approval); an MCP tool's
+// kept tells the undo records that the finished record is stored (ok) or
+// could not be.
+func (k *keptRun) kept(ok bool) {
+	if k != nil && k.p != nil && ok {
+		k.p.Kept()
+	}
+}
+
+// keepForUndo reads what a file tool's call will replace, just before its
+// start record (the files are read now, after the user's approval), and
+// returns the record to store with that start; an MCP tool's
 // call is recorded when what it changes can be known (see outsideChanges).
 // A call that changes nothing, or any other tool, keeps nothing.
 func (r *turnRun) keepForUndo(tool tools.Tool, c plannedCall, executionID string) (kept *keptRun) {
@@ -140,12 +162,12 @@ func (r *turnRun) keepForUndo(tool tools.Tool, c plannedCall, executionID string
 		r.log.Warn("the undo records cannot be opened; this run cannot be undone", "err", err)
 		return nil
 	}
-	p, err := k.Begin(ws, undo.Run{ExecutionID: executionID, Session: r.session, TraceID: r.t.TraceID, Turn: r.turnNumber(), Tool: c.Name}, changes)
+	p, begun, err := k.Prepare(ws, undo.Run{ExecutionID: executionID, Session: r.session, TraceID: r.t.TraceID, Turn: r.turnNumber(), Tool: c.Name}, changes)
 	if err != nil {
 		r.log.Warn("keeping what a run replaces failed; this run cannot be undone", "execution_id", executionID, "err", err)
 		return nil
 	}
-	return &keptRun{p: p, run: r}
+	return &keptRun{p: p, begun: begun, run: r}
 }
 
 // turnNumber is the 1-based number of the turn among the session's user

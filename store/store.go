@@ -264,6 +264,17 @@ type Save struct {
 type Finish struct {
 	Execution api.Execution
 	Outcome   string
+	// Undo, when set, is the run's finished undo record, stored with the end
+	// record in the same step as PutUndoRecord stores it: the ledger and undo
+	// then agree on whether the run ended.
+	Undo *UndoPut
+}
+
+// An UndoPut is an undo record to store together with the blobs it adds, as
+// PutUndoRecord stores them, inside another write (a run's start or end).
+type UndoPut struct {
+	Record UndoRecord
+	Blobs  []UndoBlob
 }
 
 // A Start is the ledger's start record of one call, written before it runs.
@@ -273,6 +284,13 @@ type Start struct {
 	// second start of the same key is refused with ErrCallStarted.
 	CallKey string
 	Owner   Owner // must hold the session's lease
+	// Undo, when set, is the run's undo record as it begins (what the run will
+	// replace), stored in the same step, so a run that starts always has it.
+	Undo *UndoPut
+	// Finished are end records of earlier runs of the session, written in the
+	// same step as Save writes them. When the start is refused, none of them
+	// is written either.
+	Finished []Finish
 }
 
 // Bounds of TraceFilter.Limit.

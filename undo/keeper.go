@@ -120,6 +120,20 @@ type Pending struct {
 // mid-run leaves a record marked unfinished. A run whose files are over
 // undo.max_file_bytes is recorded as one that cannot be undone.
 func (k *Keeper) Begin(ws *tools.Workspace, run Run, ch tools.Changes) (*Pending, error) {
+	p, put, err := k.Prepare(ws, run, ch)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.vault.PutUndoRecord(bg, put.Record, put.Blobs); err != nil {
+		return nil, fmt.Errorf("keeping the undo record: %w", err)
+	}
+	return p, nil
+}
+
+// Prepare is Begin without the write: it returns the record for the caller to
+// store before the run, with the run's own start record (store.Start.Undo), so
+// the two take one write. The run must not start unless put is stored.
+func (k *Keeper) Prepare(ws *tools.Workspace, run Run, ch tools.Changes) (_ *Pending, put store.UndoPut, _ error) {
 	k.mu.Lock()
 	lim := k.lim
 	k.mu.Unlock()
@@ -131,7 +145,7 @@ func (k *Keeper) Begin(ws *tools.Workspace, run Run, ch tools.Changes) (*Pending
 		}
 		st, err := k.capture(ws, p, lim.MaxFileBytes, &blobs)
 		if err != nil {
-			return nil, err
+			return nil, put, err
 		}
 		if st.Kind == tools.EntryFile && st.Hash == "" && !ch.Move {
 			rec.NotUndoable = fmt.Sprintf("%s is over undo.max_file_bytes (%s), so its content was not kept", p, size(lim.MaxFileBytes))
@@ -150,19 +164,29 @@ func (k *Keeper) Begin(ws *tools.Workspace, run Run, ch tools.Changes) (*Pending
 	k.seq++
 	rec.Seq = k.seq
 	k.mu.Unlock()
-	if err := k.putRecord(rec, blobs); err != nil {
-		return nil, err
+	put, err := encodeRecord(rec, blobs)
+	if err != nil {
+		return nil, put, err
 	}
-	return &Pending{k: k, ws: ws, rec: rec, ch: ch}, nil
+	return &Pending{k: k, ws: ws, rec: rec, ch: ch}, put, nil
+}
+
+// encodeRecord is r as the vault keeps it, with the blobs it adds.
+func encodeRecord(r *Record, blobs []store.UndoBlob) (store.UndoPut, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return store.UndoPut{}, err
+	}
+	return store.UndoPut{Record: store.UndoRecord{Seq: r.Seq, Data: b}, Blobs: blobs}, nil
 }
 
 // putRecord stores r with the blobs it adds, in one step.
 func (k *Keeper) putRecord(r *Record, blobs []store.UndoBlob) error {
-	b, err := json.Marshal(r)
+	put, err := encodeRecord(r, blobs)
 	if err != nil {
 		return err
 	}
-	if err := k.vault.PutUndoRecord(bg, store.UndoRecord{Seq: r.Seq, Data: b}, blobs); err != nil {
+	if err := k.vault.PutUndoRecord(bg, put.Record, put.Blobs); err != nil {
 		return fmt.Errorf("keeping the undo record: %w", err)
 	}
 	return nil
@@ -189,6 +213,23 @@ func (k *Keeper) capture(ws *tools.Workspace, p string, max int64, blobs *[]stor
 // limits, the oldest records going first. A run that failed without changing
 // anything leaves a record that undoes nothing, which is dropped.
 func (p *Pending) Finish() error {
+	put, err := p.Finished()
+	if err != nil || put == nil {
+		return err
+	}
+	if err := p.k.vault.PutUndoRecord(bg, put.Record, put.Blobs); err != nil {
+		return fmt.Errorf("keeping the undo record: %w", err)
+	}
+	p.Kept()
+	return nil
+}
+
+// Finished is Finish without the record's write: it reads what the run left
+// and returns the finished record for the caller to store with the run's end
+// record (store.Finish.Undo), one write instead of two; once it is stored, the
+// caller calls Kept. A run that changed nothing returns nil: its record is
+// dropped here.
+func (p *Pending) Finished() (*store.UndoPut, error) {
 	k := p.k
 	lim := k.Limits()
 	changed := false
@@ -216,11 +257,21 @@ func (p *Pending) Finish() error {
 		k.mu.Lock()
 		gone := k.release(p.rec)
 		k.mu.Unlock()
-		return k.vault.DeleteUndoRecord(bg, p.rec.Seq, gone)
+		return nil, k.vault.DeleteUndoRecord(bg, p.rec.Seq, gone)
 	}
-	if err := k.putRecord(p.rec, blobs); err != nil {
-		return err
+	put, err := encodeRecord(p.rec, blobs)
+	if err != nil {
+		return nil, err
 	}
+	return &put, nil
+}
+
+// Kept counts the record Finished returned once it is stored: undo can take
+// the run back from now on, and the oldest records go to keep within the
+// limits. A record whose write failed is not counted: the store holds it as
+// the run began, which undo reads after a restart as a run that was cut short.
+func (p *Pending) Kept() {
+	k := p.k
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.recs = append(k.recs, p.rec)
@@ -236,7 +287,6 @@ func (p *Pending) Finish() error {
 		}
 	}
 	k.evict()
-	return nil
 }
 
 // release returns the blobs of a dropped, never counted record that no

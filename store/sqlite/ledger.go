@@ -13,24 +13,85 @@ import (
 )
 
 // StartExecution commits the start record of a run before it runs (CONTRACT
-// section 9). It fails with store.ErrCallStarted when the call has a record already,
-// and with store.ErrLeaseLost when st.Owner does not hold the session's lease: in
-// both cases the call must not run.
+// section 9), with the run's undo record and the end records of earlier runs
+// when st carries them, in one transaction. It fails with store.ErrCallStarted
+// when the call has a record already, and with store.ErrLeaseLost when st.Owner
+// does not hold the session's lease: in both cases the call must not run, and
+// nothing of st is written.
 func (s *Store) StartExecution(ctx context.Context, st store.Start) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
 	defer s.writing()()
 	e := st.Execution
-	res, err := s.stmts.startExecution.ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
-		e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
+	if st.Undo == nil && len(st.Finished) == 0 {
+		// One statement is its own transaction: the common case costs no
+		// BEGIN and COMMIT of its own.
+		res, err := s.stmts.startExecution.ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
+			e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
+		return startResult(e, st.CallKey, res, err)
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err)
+	}
+	defer tx.Rollback()
+	// The start goes first: it checks the lease and the call, and when it is
+	// refused the rollback leaves nothing of the rest behind.
+	res, err := tx.StmtContext(ctx, s.stmts.startExecution).ExecContext(ctx, e.ExecutionID, e.ToolName,
+		store.ArgumentsJSON(e.Arguments), e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
+	if err := startResult(e, st.CallKey, res, err); err != nil {
+		return err
+	}
+	if err := s.finishRuns(ctx, tx, st.Owner, st.Finished); err != nil {
+		return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err)
+	}
+	if st.Undo != nil {
+		if err := putUndo(ctx, tx, *st.Undo); err != nil {
+			return fmt.Errorf("record the start of %s: keep undo record %d: %w", e.ExecutionID, st.Undo.Record.Seq, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err)
+	}
+	return nil
+}
+
+// startResult turns the start statement's outcome into the store's errors.
+func startResult(e api.Execution, callKey string, res sql.Result, err error) error {
 	if sqliteCode(err) == sqliteConstraint {
-		return fmt.Errorf("start %s (%s): %w", e.ExecutionID, st.CallKey, store.ErrCallStarted)
+		return fmt.Errorf("start %s (%s): %w", e.ExecutionID, callKey, store.ErrCallStarted)
 	}
 	if err != nil {
 		return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("record the start of %s: %w", e.ExecutionID, store.ErrLeaseLost)
+	}
+	return nil
+}
+
+// finishRuns writes end records (and their undo records) inside tx, whose
+// caller has checked owner's lease already; finishExecution checks it again per
+// run, as FinishExecution does. A run that never started is ErrNotFound.
+func (s *Store) finishRuns(ctx context.Context, tx *sql.Tx, owner store.Owner, runs []store.Finish) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	stmt := tx.StmtContext(ctx, s.stmts.finishExecution)
+	for _, f := range runs {
+		e := f.Execution
+		res, err := stmt.ExecContext(ctx, e.ExecutionID, e.DurationMS, e.Completed, e.Error, f.Outcome, string(owner))
+		if err != nil {
+			return fmt.Errorf("record the end of %s: %w", e.ExecutionID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("record the end of %s: %w", e.ExecutionID, store.ErrNotFound)
+		}
+		if f.Undo != nil {
+			if err := putUndo(ctx, tx, *f.Undo); err != nil {
+				return fmt.Errorf("keep undo record %d of %s: %w", f.Undo.Record.Seq, e.ExecutionID, err)
+			}
+		}
 	}
 	return nil
 }

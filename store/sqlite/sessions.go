@@ -212,20 +212,9 @@ func (s *Store) Save(ctx context.Context, sv store.Save) (_ int64, err error) {
 			return fail(err)
 		}
 	}
-	if len(sv.Finished) > 0 {
-		// The lease was checked above in this transaction; finishExecution
-		// checks it again per run, as FinishExecution does.
-		stmt := tx.StmtContext(ctx, s.stmts.finishExecution)
-		for _, f := range sv.Finished {
-			e := f.Execution
-			res, err := stmt.ExecContext(ctx, e.ExecutionID, e.DurationMS, e.Completed, e.Error, f.Outcome, string(sv.Owner))
-			if err != nil {
-				return fail(fmt.Errorf("record the end of %s: %w", e.ExecutionID, err))
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				return fail(fmt.Errorf("record the end of %s: %w", e.ExecutionID, store.ErrNotFound))
-			}
-		}
+	// The lease was checked above in this transaction.
+	if err := s.finishRuns(ctx, tx, sv.Owner, sv.Finished); err != nil {
+		return fail(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fail(err)

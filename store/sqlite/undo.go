@@ -32,13 +32,18 @@ func (s *Store) UndoRecords(ctx context.Context) (_ []store.UndoRecord, err erro
 // yet, in one transaction.
 func (s *Store) PutUndoRecord(ctx context.Context, rec store.UndoRecord, blobs []store.UndoBlob) error {
 	return s.undoTx(ctx, fmt.Sprintf("keep undo record %d", rec.Seq), func(tx *sql.Tx) error {
-		if err := putBlobs(ctx, tx, blobs); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO undo_records (seq, data) VALUES (?, ?)
-ON CONFLICT (seq) DO UPDATE SET data = excluded.data`, rec.Seq, rec.Data)
-		return err
+		return putUndo(ctx, tx, store.UndoPut{Record: rec, Blobs: blobs})
 	})
+}
+
+// putUndo stores a record and the blobs it adds inside tx.
+func putUndo(ctx context.Context, tx *sql.Tx, p store.UndoPut) error {
+	if err := putBlobs(ctx, tx, p.Blobs); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO undo_records (seq, data) VALUES (?, ?)
+ON CONFLICT (seq) DO UPDATE SET data = excluded.data`, p.Record.Seq, p.Record.Data)
+	return err
 }
 
 // DeleteUndoRecord removes a record and the blobs named in drop.

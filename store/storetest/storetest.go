@@ -52,6 +52,7 @@ func Run(t *testing.T, open Open) {
 		{"StartNeedsTheLease", testStartNeedsTheLease},
 		{"FinishNeedsTheLease", testFinishNeedsTheLease},
 		{"SaveFinishesRuns", testSaveFinishesRuns},
+		{"RunsCarryTheirUndoRecords", testRunsCarryTheirUndoRecords},
 		{"ArgumentsComeBackAsJSON", testArgumentsComeBackAsJSON},
 		{"PruneExecutionsKeepsWaitingSessions", testPruneExecutionsKeepsWaitingSessions},
 		{"Grants", testGrants},
@@ -828,6 +829,113 @@ func testSaveFinishesRuns(t *testing.T, b store.Backend) {
 	}
 	if got, outcome, _ := b.CallOutcome(ctx, "t_1/r1/call_1"); !got.Completed || got.Error != "" || outcome != `{"result":"ok"}` {
 		t.Errorf("the old owner's save changed the run: %+v %q", got, outcome)
+	}
+}
+
+// testRunsCarryTheirUndoRecords: a start record carries the run's undo record
+// and the end records of earlier runs; an end record carries the finished undo
+// record. Each is written in the same step as the record that carries it, and a
+// refused start writes none of them.
+func testRunsCarryTheirUndoRecords(t *testing.T, b store.Backend) {
+	mustCreate(t, b, "s_1")
+	old, next := store.NewOwner(), store.NewOwner()
+	now := time.Now()
+	mustAcquire(t, b, "s_1", old, now)
+	put := func(seq int64, data, blob string) *store.UndoPut {
+		return &store.UndoPut{Record: store.UndoRecord{Seq: seq, Data: []byte(data)},
+			Blobs: []store.UndoBlob{{Hash: blob, Data: []byte("content of " + blob)}}}
+	}
+	records := func() map[int64]string {
+		t.Helper()
+		recs, err := b.UndoRecords(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int64]string{}
+		for _, r := range recs {
+			out[r.Seq] = string(r.Data)
+		}
+		return out
+	}
+
+	first := SampleExecution("s_1")
+	if err := b.StartExecution(ctx, store.Start{Execution: first, CallKey: "t_1/r1/call_1", Owner: old, Undo: put(1, `{"begun":1}`, "h1")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(); got[1] != `{"begun":1}` {
+		t.Fatalf("undo records after the first start: %v", got)
+	}
+	if data, err := b.UndoBlob(ctx, "h1"); err != nil || string(data) != "content of h1" {
+		t.Fatalf("the first start's blob: %q %v", data, err)
+	}
+
+	// The second start carries the first run's end and its finished record.
+	done := first
+	done.Completed, done.DurationMS = true, 7
+	second := SampleExecution("s_1")
+	second.ExecutionID = "write_file_1763769600123_00000002"
+	ends := []store.Finish{{Execution: done, Outcome: `{"result":1}`, Undo: put(1, `{"finished":1}`, "h2")}}
+	if err := b.StartExecution(ctx, store.Start{Execution: second, CallKey: "t_1/r1/call_2", Owner: old, Undo: put(2, `{"begun":2}`, "h3"), Finished: ends}); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(); got[1] != `{"finished":1}` || got[2] != `{"begun":2}` {
+		t.Fatalf("undo records after the second start: %v", got)
+	}
+	if got, outcome, _ := b.CallOutcome(ctx, "t_1/r1/call_1"); !got.Completed || outcome != `{"result":1}` {
+		t.Fatalf("the first run after the second start: %+v %q", got, outcome)
+	}
+
+	// A refused start (the call started before) writes nothing it carries.
+	third := SampleExecution("s_1")
+	third.ExecutionID = "write_file_1763769600123_00000003"
+	doneSecond := second
+	doneSecond.Completed = true
+	err := b.StartExecution(ctx, store.Start{Execution: third, CallKey: "t_1/r1/call_2", Owner: old, Undo: put(3, `{"begun":3}`, "h4"),
+		Finished: []store.Finish{{Execution: doneSecond, Outcome: `{"result":2}`, Undo: put(2, `{"finished":2}`, "h5")}}})
+	if !errors.Is(err, store.ErrCallStarted) {
+		t.Fatalf("a second start of call_2: %v, want ErrCallStarted", err)
+	}
+	if got := records(); got[2] != `{"begun":2}` || got[3] != "" {
+		t.Errorf("the refused start wrote undo records: %v", got)
+	}
+	if got, outcome, _ := b.CallOutcome(ctx, "t_1/r1/call_2"); got.Completed || outcome != "" {
+		t.Errorf("the refused start finished the earlier run: %+v %q", got, outcome)
+	}
+	for _, h := range []string{"h4", "h5"} {
+		if _, err := b.UndoBlob(ctx, h); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("the refused start kept blob %s: %v", h, err)
+		}
+	}
+
+	// An end record of a run that never started refuses the start with it.
+	ghost := SampleExecution("s_1")
+	ghost.ExecutionID = "web_search_1763769600123_ffffffff"
+	if err := b.StartExecution(ctx, store.Start{Execution: third, CallKey: "t_1/r1/call_3", Owner: old,
+		Finished: []store.Finish{{Execution: ghost}}}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a start carrying the end of a run that never started: %v, want ErrNotFound", err)
+	}
+	if _, _, err := b.CallOutcome(ctx, "t_1/r1/call_3"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the refused start was written: %v", err)
+	}
+
+	// The save carries the second run's end and its finished record.
+	if _, err := b.Save(ctx, store.Save{SessionID: "s_1", Owner: old, Messages: Raw(`{"a":1}`), At: T0.Add(time.Hour),
+		Finished: []store.Finish{{Execution: doneSecond, Outcome: `{"result":2}`, Undo: put(2, `{"finished":2}`, "h5")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(); got[2] != `{"finished":2}` {
+		t.Errorf("undo records after the save: %v", got)
+	}
+
+	// A lost lease: the old owner's start writes no undo record.
+	if _, err := b.Acquire(ctx, "s_1", next, now.Add(2*term), term); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.StartExecution(ctx, store.Start{Execution: third, CallKey: "t_1/r2/call_1", Owner: old, Undo: put(4, `{"begun":4}`, "h6")}); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("a start after the lease was lost: %v, want ErrLeaseLost", err)
+	}
+	if got := records(); got[4] != "" {
+		t.Errorf("the old owner's start kept an undo record: %v", got)
 	}
 }
 

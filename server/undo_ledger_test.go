@@ -1,0 +1,119 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"github.com/ailab/ai-lab/config"
+	"github.com/ailab/ai-lab/llm"
+	"github.com/ailab/ai-lab/llm/openai"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/llm/llmtest"
+	"github.com/ailab/ai-lab/server"
+	"github.com/ailab/ai-lab/store/sqlite"
+)
+
+// TestUndoRecordsTravelWithTheLedger: a run's undo record is written with its
+// start record, and what it left with its end record, so the two never
+// disagree and a file-changing run costs no write of its own. The store fails
+// a chosen write; whatever fails, a run the ledger shows ended has a finished
+// undo record, a run that never started has none, and the turn undoes.
+func TestUndoRecordsTravelWithTheLedger(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		failAt map[string]int
+		// ran: the runs that happened; undoWrites: the undo records written on
+		// their own (not carried by a ledger write).
+		ran, undoWrites int
+	}{
+		{"no fault", nil, 2, 0},
+		{"the save carrying the last end fails", map[string]int{"Save": 1}, 2, 1},
+		{"the second start fails", map[string]int{"StartExecution": 2}, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ws := filepath.Join(dir, "ws")
+			if err := os.MkdirAll(ws, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("old a\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			model := llmtest.NewServer(t, llmtest.Calls(
+				llmtest.Call("call_a", "write_file", `{"path": "a.txt", "content": "new a\n"}`),
+				llmtest.Call("call_b", "write_file", `{"path": "b.txt", "content": "new b\n"}`),
+			), honestResults(), honestResults())
+			cfg := rigConfig(t, dir, "minimal", model.URL())
+			db, err := sqlite.Open(filepath.Join(dir, "state", server.DBFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := &faultStore{Store: db, failAt: tc.failAt}
+			srv, err := server.New(server.Options{Config: cfg, Models: func(c *config.Config) llm.Provider {
+				return openai.New(openai.Options{BaseURL: c.LLM.BaseURL, Model: c.LLM.Model, Timeout: 30 * time.Second})
+			}, Store: fs, Toolbox: server.NewToolbox(nil),
+				Token: "rig-token", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := httptest.NewServer(srv.Handler())
+			t.Cleanup(func() { h.Close(); srv.Close(); db.Close() })
+
+			var reply api.TurnReply
+			doJSON(t, h.URL, "rig-token", "POST", "/chat", api.ChatRequest{Message: "write both"}, &reply)
+			sessions, err := db.Sessions(context.Background())
+			if err != nil || len(sessions) != 1 {
+				t.Fatalf("sessions: %+v %v", sessions, err)
+			}
+			reply.SessionID = sessions[0].ID
+			fs.mu.Lock()
+			undoWrites := fs.calls["PutUndoRecord"]
+			fs.mu.Unlock()
+			if undoWrites != tc.undoWrites {
+				t.Errorf("undo records written on their own: %d, want %d", undoWrites, tc.undoWrites)
+			}
+
+			recs, err := db.UndoRecords(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != tc.ran {
+				t.Fatalf("%d undo records for %d runs", len(recs), tc.ran)
+			}
+			for _, sr := range recs {
+				var rec struct {
+					ExecutionID string `json:"execution_id"`
+					Finished    bool   `json:"finished"`
+				}
+				if err := json.Unmarshal(sr.Data, &rec); err != nil {
+					t.Fatal(err)
+				}
+				e, err := db.Execution(context.Background(), rec.ExecutionID)
+				if err != nil {
+					t.Fatalf("undo record %d names run %s, which the ledger lacks: %v", sr.Seq, rec.ExecutionID, err)
+				}
+				if !rec.Finished || !e.Completed {
+					t.Errorf("run %s: undo record finished %v, ledger completed %v", rec.ExecutionID, rec.Finished, e.Completed)
+				}
+			}
+
+			var undone api.UndoReply
+			if code := doJSON(t, h.URL, "rig-token", "POST", "/sessions/"+reply.SessionID+"/undo", api.UndoRequest{}, &undone); code != 200 {
+				t.Fatalf("undo: %d %+v", code, undone)
+			}
+			if got, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(got) != "old a\n" {
+				t.Errorf("a.txt after undo: %q", got)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "b.txt")); !os.IsNotExist(err) {
+				t.Errorf("b.txt after undo: %v", err)
+			}
+		})
+	}
+}
