@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/ailab/ai-lab/llm"
+	"strconv"
 	"sync"
+
+	"github.com/ailab/ai-lab/llm"
 )
 
 // The request body of a chat completion is encoded here rather than by the
@@ -178,11 +180,17 @@ const maxCacheBytes = 32 << 20
 func keyOf(m llm.Message) wireKey {
 	k := wireKey{role: m.Role, content: m.Content, toolCallID: m.ToolCallID}
 	if len(m.ToolCalls) > 0 {
-		var b bytes.Buffer
+		// Each part is prefixed by its length, so no two lists of calls share
+		// a key; strconv instead of fmt, which was a fifth of a cached encode.
+		var b []byte
 		for _, c := range m.ToolCalls {
-			fmt.Fprintf(&b, "%d:%s%d:%s%d:%s", len(c.ID), c.ID, len(c.Name), c.Name, len(c.Arguments), c.Arguments)
+			for _, part := range [...]string{c.ID, c.Name, string(c.Arguments)} {
+				b = strconv.AppendInt(b, int64(len(part)), 10)
+				b = append(b, ':')
+				b = append(b, part...)
+			}
 		}
-		k.calls = b.String()
+		k.calls = string(b)
 	}
 	return k
 }
