@@ -46,7 +46,7 @@ func (s *Store) StartExecution(ctx context.Context, st store.Start) (err error) 
 		return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err)
 	}
 	if st.Undo != nil {
-		if err := putUndo(ctx, tx, *st.Undo); err != nil {
+		if err := s.putUndo(ctx, tx, *st.Undo); err != nil {
 			return fmt.Errorf("record the start of %s: keep undo record %d: %w", e.ExecutionID, st.Undo.Record.Seq, err)
 		}
 	}
@@ -88,7 +88,7 @@ func (s *Store) finishRuns(ctx context.Context, tx *sql.Tx, owner store.Owner, r
 			return fmt.Errorf("record the end of %s: %w", e.ExecutionID, store.ErrNotFound)
 		}
 		if f.Undo != nil {
-			if err := putUndo(ctx, tx, *f.Undo); err != nil {
+			if err := s.putUndo(ctx, tx, *f.Undo); err != nil {
 				return fmt.Errorf("keep undo record %d of %s: %w", f.Undo.Record.Seq, e.ExecutionID, err)
 			}
 		}

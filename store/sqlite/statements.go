@@ -21,6 +21,10 @@ type statements struct {
 	saveTraceRow    *sql.Stmt
 	appendTraceCall *sql.Stmt
 	indexTraceTool  *sql.Stmt
+	clearTraceCalls *sql.Stmt
+	clearTraceTools *sql.Stmt
+	putUndoRecord   *sql.Stmt
+	putUndoBlob     *sql.Stmt
 
 	// Reads of every model round or call, prepared on the read pool (each
 	// connection of it prepares them once, when it first runs them).
@@ -52,6 +56,10 @@ func (st *statements) each() []struct {
 		{&st.saveTraceRow, statementSQL["saveTraceRow"]},
 		{&st.appendTraceCall, statementSQL["appendTraceCall"]},
 		{&st.indexTraceTool, statementSQL["indexTraceTool"]},
+		{&st.clearTraceCalls, statementSQL["clearTraceCalls"]},
+		{&st.clearTraceTools, statementSQL["clearTraceTools"]},
+		{&st.putUndoRecord, statementSQL["putUndoRecord"]},
+		{&st.putUndoBlob, statementSQL["putUndoBlob"]},
 	}
 }
 
@@ -123,6 +131,13 @@ ON CONFLICT (trace_id, seq) DO UPDATE SET
 	started_at = excluded.started_at, duration_ms = excluded.duration_ms, success = excluded.success,
 	error = excluded.error, result = excluded.result`,
 	"indexTraceTool": `INSERT OR IGNORE INTO trace_tools (tool_name, started_at, trace_id) VALUES (?, ?, ?)`,
+	// A chain saved whole (the first save of every turn's chain) clears what
+	// was stored under its id.
+	"clearTraceCalls": `DELETE FROM trace_calls WHERE trace_id = ?`,
+	"clearTraceTools": `DELETE FROM trace_tools WHERE trace_id = ?`,
+	// Undo records and contents ride on the ledger's start and end records.
+	"putUndoRecord": `INSERT INTO undo_records (seq, data) VALUES (?, ?) ON CONFLICT (seq) DO UPDATE SET data = excluded.data`,
+	"putUndoBlob":   `INSERT INTO undo_blobs (hash, data) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`,
 }
 
 // prepare prepares every write statement on the write pool and every read

@@ -47,8 +47,8 @@ func (s *Store) appendTrace(ctx context.Context, tx *sql.Tx, t api.Trace, from i
 	if from <= 0 || from > len(t.Calls) {
 		// A whole chain replaces what was stored under its id.
 		from = 0
-		for _, clear := range []string{`DELETE FROM trace_calls WHERE trace_id = ?`, `DELETE FROM trace_tools WHERE trace_id = ?`} {
-			if _, err := tx.ExecContext(ctx, clear, t.TraceID); err != nil {
+		for _, clear := range []*sql.Stmt{s.stmts.clearTraceCalls, s.stmts.clearTraceTools} {
+			if _, err := tx.StmtContext(ctx, clear).ExecContext(ctx, t.TraceID); err != nil {
 				return err
 			}
 		}

@@ -32,17 +32,16 @@ func (s *Store) UndoRecords(ctx context.Context) (_ []store.UndoRecord, err erro
 // yet, in one transaction.
 func (s *Store) PutUndoRecord(ctx context.Context, rec store.UndoRecord, blobs []store.UndoBlob) error {
 	return s.undoTx(ctx, fmt.Sprintf("keep undo record %d", rec.Seq), func(tx *sql.Tx) error {
-		return putUndo(ctx, tx, store.UndoPut{Record: rec, Blobs: blobs})
+		return s.putUndo(ctx, tx, store.UndoPut{Record: rec, Blobs: blobs})
 	})
 }
 
 // putUndo stores a record and the blobs it adds inside tx.
-func putUndo(ctx context.Context, tx *sql.Tx, p store.UndoPut) error {
-	if err := putBlobs(ctx, tx, p.Blobs); err != nil {
+func (s *Store) putUndo(ctx context.Context, tx *sql.Tx, p store.UndoPut) error {
+	if err := s.putBlobs(ctx, tx, p.Blobs); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO undo_records (seq, data) VALUES (?, ?)
-ON CONFLICT (seq) DO UPDATE SET data = excluded.data`, p.Record.Seq, p.Record.Data)
+	_, err := tx.StmtContext(ctx, s.stmts.putUndoRecord).ExecContext(ctx, p.Record.Seq, p.Record.Data)
 	return err
 }
 
@@ -61,7 +60,7 @@ func (s *Store) PutUndoBlobs(ctx context.Context, blobs []store.UndoBlob) error 
 	if len(blobs) == 0 {
 		return nil
 	}
-	return s.undoTx(ctx, "keep undo contents", func(tx *sql.Tx) error { return putBlobs(ctx, tx, blobs) })
+	return s.undoTx(ctx, "keep undo contents", func(tx *sql.Tx) error { return s.putBlobs(ctx, tx, blobs) })
 }
 
 // DeleteUndoBlobs removes the named blobs.
@@ -136,13 +135,17 @@ ON CONFLICT (key) DO UPDATE SET data = excluded.data`, key, data)
 	return nil
 }
 
-func putBlobs(ctx context.Context, tx *sql.Tx, blobs []store.UndoBlob) error {
+func (s *Store) putBlobs(ctx context.Context, tx *sql.Tx, blobs []store.UndoBlob) error {
+	if len(blobs) == 0 {
+		return nil
+	}
+	stmt := tx.StmtContext(ctx, s.stmts.putUndoBlob)
 	for _, b := range blobs {
 		data := b.Data
 		if data == nil {
 			data = []byte{}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO undo_blobs (hash, data) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`, b.Hash, data); err != nil {
+		if _, err := stmt.ExecContext(ctx, b.Hash, data); err != nil {
 			return fmt.Errorf("keep undo content %s: %w", b.Hash, err)
 		}
 	}
