@@ -25,7 +25,6 @@ import (
 	"github.com/ailab/ai-lab/config"
 	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/llm/llmtest"
-	"github.com/ailab/ai-lab/llm/openai"
 	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/store"
 	"github.com/ailab/ai-lab/store/sqlite"
@@ -656,9 +655,7 @@ func runFaultChild(t *testing.T, specJSON string) {
 		fs.blocks["SaveWithEnds"] = at(spec.Step)
 	}
 	cfg := rigConfig(t, spec.Dir, "strict", spec.ModelURL)
-	models := func(cfg *config.Config) llm.Provider {
-		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 30 * time.Second})
-	}
+	models := wireModels(30 * time.Second)
 	r := newRig(t, spec.Dir, cfg, models, func(db *sqlite.Store) server.Store { fs.Store = db; return fs }, tool)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

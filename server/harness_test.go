@@ -102,6 +102,14 @@ web:
 	return h
 }
 
+// wireModels is the real OpenAI-compatible provider for the configured
+// endpoint, for tests whose fake model speaks over HTTP.
+func wireModels(timeout time.Duration) server.Models {
+	return func(cfg *config.Config) llm.Provider {
+		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: timeout})
+	}
+}
+
 // start opens the app on the harness's state (again, after stop: a restart).
 func (h *harness) start() {
 	h.t.Helper()
@@ -109,9 +117,7 @@ func (h *harness) start() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	models := func(cfg *config.Config) llm.Provider {
-		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 5 * time.Second})
-	}
+	models := wireModels(5 * time.Second)
 	if h.fake != nil {
 		models = server.Fixed(h.fake)
 	}

@@ -14,10 +14,7 @@ import (
 	"time"
 
 	"github.com/ailab/ai-lab/api"
-	"github.com/ailab/ai-lab/config"
-	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/llm/llmtest"
-	"github.com/ailab/ai-lab/llm/openai"
 	"github.com/ailab/ai-lab/server"
 	"github.com/ailab/ai-lab/store/sqlite"
 	"github.com/ailab/ai-lab/tools"
@@ -163,9 +160,7 @@ func runUndoKillChild(t *testing.T, specJSON string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	models := func(cfg *config.Config) llm.Provider {
-		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 30 * time.Second})
-	}
+	models := wireModels(30 * time.Second)
 	r := newRig(t, spec.Dir, cfg, models, func(db *sqlite.Store) server.Store {
 		return &undoKillStore{Store: db, blockAt: spec.BlockAt}
 	}, tools.FileTools(ws)...)

@@ -3,9 +3,6 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/ailab/ai-lab/config"
-	"github.com/ailab/ai-lab/llm"
-	"github.com/ailab/ai-lab/llm/openai"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -56,9 +53,7 @@ func TestUndoRecordsTravelWithTheLedger(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := &faultStore{Store: db, failAt: tc.failAt}
-			srv, err := server.New(server.Options{Config: cfg, Models: func(c *config.Config) llm.Provider {
-				return openai.New(openai.Options{BaseURL: c.LLM.BaseURL, Model: c.LLM.Model, Timeout: 30 * time.Second})
-			}, Store: fs, Toolbox: server.NewToolbox(nil),
+			srv, err := server.New(server.Options{Config: cfg, Models: wireModels(30 * time.Second), Store: fs, Toolbox: server.NewToolbox(nil),
 				Token: "rig-token", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err != nil {
 				t.Fatal(err)

@@ -9,10 +9,7 @@ import (
 	"time"
 
 	"github.com/ailab/ai-lab/api"
-	"github.com/ailab/ai-lab/config"
-	"github.com/ailab/ai-lab/llm"
 	"github.com/ailab/ai-lab/llm/llmtest"
-	"github.com/ailab/ai-lab/llm/openai"
 	"github.com/ailab/ai-lab/tools"
 )
 
@@ -60,9 +57,7 @@ func TestAnMCPWriteInsideTheWorkspaceIsUndone(t *testing.T) {
 		llmtest.Calls(llmtest.Call("c1", "files__write_file", args(target))), citeResults("Wrote it."),
 		llmtest.Calls(llmtest.Call("c2", "files__write_file", args(elsewhere))), citeResults("Wrote it."))
 	cfg := rigConfig(t, dir, "minimal", model.URL())
-	models := func(cfg *config.Config) llm.Provider {
-		return openai.New(openai.Options{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, Timeout: 30 * time.Second})
-	}
+	models := wireModels(30 * time.Second)
 	r := newRig(t, dir, cfg, models, nil, outsideWriter{name: "files__write_file"})
 	chat := func(session, msg string) api.TurnReply {
 		var reply api.TurnReply
