@@ -64,13 +64,15 @@ func readableWithin(readable, text string) bool {
 	return covered(textShingles(shingleWords(readable)), textShingles(shingleWords(text))) >= coreShare
 }
 
-// linesAlsoIn keeps the lines of text that other holds too, and the lines
-// between them. A line of fewer words than a shingle is held when it appears
-// in other whole, as words in a row; a longer one when other has lineShare of
-// its shingles. Where other lacks a line of at least insideMinWords words
-// between the first and the last line it holds, the line stays all the same:
-// see insideMinWords. Blank lines stay, so blocks stay apart; runs of them
-// left by dropped lines are squeezed.
+// linesAlsoIn keeps the lines of text that other holds too, the lines
+// between them, and long ones just before them. A line of fewer words than a
+// shingle is held when it appears in other whole, as words in a row; a
+// longer one when other has lineShare of its shingles. Where other lacks a
+// line of at least insideMinWords words between the first and the last line
+// it holds, the line stays all the same (see insideMinWords); so do the long
+// lines just before the first line it holds (see leadMinWords). Blank lines
+// stay, so blocks stay apart; runs of them left by dropped lines are
+// squeezed.
 func linesAlsoIn(text, other string) string {
 	ow := shingleWords(other)
 	otherShingles := textShingles(ow)
@@ -97,6 +99,17 @@ func linesAlsoIn(text, other string) string {
 			first = i
 		}
 		last = i
+	}
+	// The long paragraphs right before the first line both hold stay too:
+	// see leadMinWords.
+	for i := first - 1; i >= 0; i-- {
+		if len(words[i]) == 0 {
+			continue
+		}
+		if len(words[i]) < leadMinWords {
+			break
+		}
+		agreed[i], first = true, i
 	}
 	var b strings.Builder
 	blank := false
@@ -134,6 +147,17 @@ func linesAlsoIn(text, other string) string {
 // to 0.9105 and on dragnet's from 0.8913 to 0.8921; any of 2, 3 or 4 words
 // scores within 0.001 on each.
 const insideMinWords = 3
+
+// leadMinWords is how many words each of the lines of readability's that
+// trafilatura lacks just before the first line both hold must have to stay.
+// Such a run of long lines is mostly the article's standfirst or opening
+// paragraph, which a page often sets in its header, where trafilatura takes
+// it for page furniture; bylines, share buttons and captions above an
+// article are shorter. Keeping them raised the mean F1 on readability's
+// pages from 0.9738 to 0.9750, on newspaper4k's from 0.9105 to 0.9113 and
+// on dragnet's from 0.8921 to 0.8931, with no page worse on the first two;
+// 20 to 30 words score within 0.0003 on each of the first two.
+const leadMinWords = 25
 
 // agreeShingle is the length in words of the runs compared; four, as in the
 // article-extraction benchmark, is long enough that common words alone do not

@@ -31,13 +31,14 @@ func TestReadableWithin(t *testing.T) {
 }
 
 func TestLinesAlsoIn(t *testing.T) {
-	readable := "Share this story on Facebook, Twitter or by email\n\n# Bridge to close\n\nThe council voted on Tuesday to close the old bridge to cars.\n\nAdvertisement\n\n- Lanes close in May\n- Cars detour by the ring road\n\nRepairs will take two years.\n\nSign up for our newsletter to get the news first"
-	// trafilatura's text: no share line, no sign-up box, one word run into the
-	// next, and the list lost inside the article.
+	standfirst := "The old bridge over the river will close to cars next month after inspectors found its supports worn through, and the council has no money set aside for the repairs it needs."
+	readable := "Share this story on Facebook, Twitter or by email\n\n" + standfirst + "\n\n# Bridge to close\n\nThe council voted on Tuesday to close the old bridge to cars.\n\nAdvertisement\n\n- Lanes close in May\n- Cars detour by the ring road\n\nRepairs will take two years.\n\nSign up for our newsletter to get the news first"
+	// trafilatura's text: no share line, no standfirst, no sign-up box, one
+	// word run into the next, and the list lost inside the article.
 	kept := "# Bridge to close\n\nThe council voted on Tuesday to close the oldbridge to cars.\n\nRepairs will take two years."
-	// The lines both hold, and the list between them; not the furniture at the
-	// edges, nor the one-word line inside.
-	want := "# Bridge to close\n\nThe council voted on Tuesday to close the old bridge to cars.\n\n- Lanes close in May\n- Cars detour by the ring road\n\nRepairs will take two years."
+	// The lines both hold, the list between them and the long standfirst just
+	// before them; not the furniture at the edges, nor the one-word line inside.
+	want := standfirst + "\n\n# Bridge to close\n\nThe council voted on Tuesday to close the old bridge to cars.\n\n- Lanes close in May\n- Cars detour by the ring road\n\nRepairs will take two years."
 	if got := linesAlsoIn(readable, kept); got != want {
 		t.Errorf("linesAlsoIn =\n%s\nwant\n%s", got, want)
 	}
