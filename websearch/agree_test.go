@@ -73,3 +73,28 @@ func TestPruneComments(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLinesAlsoIn checks that linesAlsoIn only ever keeps lines of its text,
+// in their order, whatever the two texts are.
+func FuzzLinesAlsoIn(f *testing.F) {
+	f.Add("a b c d e\n\nf g h\n\ni j k l m", "a b c d e i j k l m")
+	f.Add("long line of words that runs on and on for more than twenty five words so that it counts as a standfirst before the article begins here now\nThe article begins here now and goes on", "The article begins here now and goes on")
+	f.Add("", "x")
+	f.Fuzz(func(t *testing.T, text, other string) {
+		got := linesAlsoIn(text, other)
+		lines := strings.Split(text, "\n")
+		i := 0
+		for _, line := range strings.Split(got, "\n") {
+			if line == "" {
+				continue
+			}
+			for i < len(lines) && lines[i] != line {
+				i++
+			}
+			if i == len(lines) {
+				t.Fatalf("linesAlsoIn(%q, %q) = %q: line %q is not one of the text's, in order", text, other, got, line)
+			}
+			i++
+		}
+	})
+}
