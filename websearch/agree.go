@@ -20,7 +20,8 @@ import (
 // itself, so its text is whole, but it keeps more inside the article: share
 // buttons, captions, sign-up boxes. So when most of readability's article is in
 // trafilatura's text too, the text is readability's, line by line, where
-// trafilatura kept that line too: the part both took.
+// trafilatura kept that line too (the part both took), and inside that part
+// also where trafilatura lost a line (see insideMinWords).
 
 // coreShare is how much of readability's text (in shingles) trafilatura's must
 // hold for the two to count as having found the same article. Below it
@@ -63,27 +64,62 @@ func readableWithin(readable, text string) bool {
 	return covered(textShingles(shingleWords(readable)), textShingles(shingleWords(text))) >= coreShare
 }
 
-// linesAlsoIn keeps the lines of text that other holds too. A line of fewer
-// words than a shingle must appear in other whole, as words in a row; a longer
-// one must have lineShare of its shingles there. Blank lines stay, so blocks
-// stay apart; runs of them left by dropped lines are squeezed.
+// linesAlsoIn keeps the lines of text that other holds too, the lines
+// between them, and long ones just before them. A line of fewer words than a
+// shingle is held when it appears in other whole, as words in a row; a
+// longer one when other has lineShare of its shingles. Where other lacks a
+// line of at least insideMinWords words between the first and the last line
+// it holds, the line stays all the same (see insideMinWords); so do the long
+// lines just before the first line it holds (see leadMinWords). Blank lines
+// stay, so blocks stay apart; runs of them left by dropped lines are
+// squeezed.
 func linesAlsoIn(text, other string) string {
 	ow := shingleWords(other)
 	otherShingles := textShingles(ow)
 	joined := " " + strings.Join(ow, " ") + " "
-	var b strings.Builder
-	blank := false
-	for line := range strings.SplitSeq(text, "\n") {
+	lines := strings.Split(text, "\n")
+	words := make([][]string, len(lines))
+	agreed := make([]bool, len(lines))
+	first, last := -1, -1
+	for i, line := range lines {
 		ws := shingleWords(line)
+		words[i] = ws
 		switch {
 		case len(ws) == 0:
-			blank = b.Len() > 0
 			continue
 		case len(ws) < agreeShingle:
 			if !strings.Contains(joined, " "+strings.Join(ws, " ")+" ") {
 				continue
 			}
 		case covered(textShingles(ws), otherShingles) < lineShare:
+			continue
+		}
+		agreed[i] = true
+		if first < 0 {
+			first = i
+		}
+		last = i
+	}
+	// The long paragraphs right before the first line both hold stay too:
+	// see leadMinWords.
+	for i := first - 1; i >= 0; i-- {
+		if len(words[i]) == 0 {
+			continue
+		}
+		if len(words[i]) < leadMinWords {
+			break
+		}
+		agreed[i], first = true, i
+	}
+	var b strings.Builder
+	blank := false
+	for i, line := range lines {
+		ws := words[i]
+		if len(ws) == 0 {
+			blank = b.Len() > 0
+			continue
+		}
+		if !agreed[i] && (i < first || i > last || len(ws) < insideMinWords) {
 			continue
 		}
 		if b.Len() > 0 {
@@ -97,6 +133,31 @@ func linesAlsoIn(text, other string) string {
 	}
 	return b.String()
 }
+
+// insideMinWords is how many words a line of readability's that trafilatura
+// lacks must have to stay when it lies inside the part both took, between the
+// first and the last line trafilatura holds too. What readability keeps and
+// trafilatura cuts at the edges of the article is mostly furniture: a byline,
+// share buttons, a sign-up box, the next story. Inside it, it is mostly
+// trafilatura's loss: a list, a table, a quote, a caption or a heading it
+// dropped while rebuilding the page.
+// A line of one or two words inside ("Advertisement", "Share") is still
+// furniture more often than not. Keeping these lines raised the mean F1 on
+// readability's pages from 0.9635 to 0.9738, on newspaper4k's from 0.9096
+// to 0.9105 and on dragnet's from 0.8913 to 0.8921; any of 2, 3 or 4 words
+// scores within 0.001 on each.
+const insideMinWords = 3
+
+// leadMinWords is how many words each of the lines of readability's that
+// trafilatura lacks just before the first line both hold must have to stay.
+// Such a run of long lines is mostly the article's standfirst or opening
+// paragraph, which a page often sets in its header, where trafilatura takes
+// it for page furniture; bylines, share buttons and captions above an
+// article are shorter. Keeping them raised the mean F1 on readability's
+// pages from 0.9738 to 0.9750, on newspaper4k's from 0.9105 to 0.9113 and
+// on dragnet's from 0.8921 to 0.8931, with no page worse on the first two;
+// 20 to 30 words score within 0.0003 on each of the first two.
+const leadMinWords = 25
 
 // agreeShingle is the length in words of the runs compared; four, as in the
 // article-extraction benchmark, is long enough that common words alone do not

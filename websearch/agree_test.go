@@ -31,10 +31,14 @@ func TestReadableWithin(t *testing.T) {
 }
 
 func TestLinesAlsoIn(t *testing.T) {
-	readable := "# Bridge to close\n\nThe council voted on Tuesday to close the old bridge to cars.\n\nShare this article on Facebook and Twitter now\n\nPhoto: the bridge\n\nRepairs will take two years."
-	// trafilatura's text: no share line, no caption, and one word run into the next.
+	standfirst := "The old bridge over the river will close to cars next month after inspectors found its supports worn through, and the council has no money set aside for the repairs it needs."
+	readable := "Share this story on Facebook, Twitter or by email\n\n" + standfirst + "\n\n# Bridge to close\n\nThe council voted on Tuesday to close the old bridge to cars.\n\nAdvertisement\n\n- Lanes close in May\n- Cars detour by the ring road\n\nRepairs will take two years.\n\nSign up for our newsletter to get the news first"
+	// trafilatura's text: no share line, no standfirst, no sign-up box, one
+	// word run into the next, and the list lost inside the article.
 	kept := "# Bridge to close\n\nThe council voted on Tuesday to close the oldbridge to cars.\n\nRepairs will take two years."
-	want := "# Bridge to close\n\nThe council voted on Tuesday to close the old bridge to cars.\n\nRepairs will take two years."
+	// The lines both hold, the list between them and the long standfirst just
+	// before them; not the furniture at the edges, nor the one-word line inside.
+	want := standfirst + "\n\n# Bridge to close\n\nThe council voted on Tuesday to close the old bridge to cars.\n\n- Lanes close in May\n- Cars detour by the ring road\n\nRepairs will take two years."
 	if got := linesAlsoIn(readable, kept); got != want {
 		t.Errorf("linesAlsoIn =\n%s\nwant\n%s", got, want)
 	}
@@ -68,4 +72,29 @@ func TestPruneComments(t *testing.T) {
 			t.Errorf("%q was pruned: %s", kept, got)
 		}
 	}
+}
+
+// FuzzLinesAlsoIn checks that linesAlsoIn only ever keeps lines of its text,
+// in their order, whatever the two texts are.
+func FuzzLinesAlsoIn(f *testing.F) {
+	f.Add("a b c d e\n\nf g h\n\ni j k l m", "a b c d e i j k l m")
+	f.Add("long line of words that runs on and on for more than twenty five words so that it counts as a standfirst before the article begins here now\nThe article begins here now and goes on", "The article begins here now and goes on")
+	f.Add("", "x")
+	f.Fuzz(func(t *testing.T, text, other string) {
+		got := linesAlsoIn(text, other)
+		lines := strings.Split(text, "\n")
+		i := 0
+		for _, line := range strings.Split(got, "\n") {
+			if line == "" {
+				continue
+			}
+			for i < len(lines) && lines[i] != line {
+				i++
+			}
+			if i == len(lines) {
+				t.Fatalf("linesAlsoIn(%q, %q) = %q: line %q is not one of the text's, in order", text, other, got, line)
+			}
+			i++
+		}
+	})
 }

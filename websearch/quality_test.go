@@ -34,14 +34,16 @@ var otherCorpus = flag.String("extract.corpus", "", "measure extraction on DIR/h
 var corpusDir = filepath.Join("testdata", "extraction")
 
 // qualityFloor is the mean shingle F1 extractArticle reached on the corpus
-// when it was last improved (0.9635: readability's lines wherever most of
+// when it was last improved (0.9750: also the long lines just before that
+// part; 0.9738: readability's lines inside the part both
+// took kept where trafilatura lost them; 0.9635: readability's lines wherever most of
 // readability's article is in trafilatura's text; 0.9495 with readability's
 // lines only where each held the other's article, comment sections pruned;
 // 0.9424 before that, 0.9398 before this test existed); the test fails below it, so a change
 // that makes extraction worse cannot pass unnoticed. Raise it to just under
 // the new mean when you improve extraction; never lower it to make a change
 // pass.
-const qualityFloor = 0.963
+const qualityFloor = 0.9749
 
 // shingleSize is the length in words of the overlapping runs that the
 // article-extraction benchmark compares; extraction's own agreement test uses
