@@ -452,6 +452,12 @@ func (s *scanner) addRune(i int, r rune, raw string) {
 		case kindLetter, kindUnbroken, kindDigit, kindSeparator:
 			s.addKind(i, rune(e&0xFFFFFF), e>>24)
 			return
+		case kindASCIILetter:
+			s.addASCII(i, byte(e), true)
+			return
+		case kindASCIIDigit:
+			s.addASCII(i, byte(e), false)
+			return
 		}
 		// kindDecomposes: a Hangul syllable's NFKD is its jamo, worked out
 		// by arithmetic (Unicode's algorithm); anything else takes the
@@ -503,6 +509,12 @@ const (
 	kindUnbroken              // a letter of a script without spaces: a token alone
 	kindDigit                 // a digit of a word
 	kindSeparator             // anything else: ends the word
+	// NFKD decomposes it into one ASCII letter (kept in lower case) or digit
+	// and combining marks: an accented Latin letter (é, ą, ñ), a full-width
+	// one. Text in most languages written in Latin letters has one every few
+	// words, and the careful path looks its decomposition up every time.
+	kindASCIILetter
+	kindASCIIDigit
 )
 
 // kindOf is the runeKinds entry of r (raw its UTF-8 bytes).
@@ -511,7 +523,7 @@ func kindOf(r rune, raw string) uint32 {
 	case r == utf8.RuneError || invisible(r) || unicode.Is(unicode.Mn, r):
 		return kindSkip << 24
 	case norm.NFKD.PropertiesString(raw).Decomposition() != nil:
-		return kindDecomposes << 24
+		return decomposedKind(r, raw)
 	case unicode.IsLetter(r):
 		lower := unicode.ToLower(r)
 		if unbroken(lower) {
@@ -520,6 +532,54 @@ func kindOf(r rune, raw string) uint32 {
 		return kindLetter<<24 | uint32(lower)
 	case unicode.IsDigit(r):
 		return kindDigit<<24 | uint32(r)
+	}
+	return kindSeparator << 24
+}
+
+// decomposedKind is the runeKinds entry of r, whose NFKD decomposition is not
+// empty: what addRuneCarefully does with the decomposition when that is one
+// character (with combining marks, which it drops), else kindDecomposes. It
+// must stay the careful path's decisions, character for character: the fuzz
+// test FuzzRuneCache and FuzzScoreFastPaths compare both.
+func decomposedKind(r rune, raw string) uint32 {
+	if r >= hangulFirst && r <= hangulLast {
+		return kindDecomposes << 24 // addRune works the jamo out by arithmetic
+	}
+	d := norm.NFKD.PropertiesString(raw).Decomposition()
+	base, parts := rune(0), 0
+	for len(d) > 0 {
+		dr, size := utf8.DecodeRune(d)
+		d = d[size:]
+		if dr >= utf8.RuneSelf && unicode.Is(unicode.Mn, dr) {
+			continue // addRuneCarefully drops it
+		}
+		base = dr
+		parts++
+	}
+	switch {
+	case parts == 0:
+		return kindSkip << 24
+	case parts > 1:
+		return kindDecomposes << 24
+	case base < utf8.RuneSelf:
+		switch asciiClass[base] {
+		case clsLower, clsUpper:
+			return kindASCIILetter<<24 | uint32(unicode.ToLower(base))
+		case clsDigit:
+			return kindASCIIDigit<<24 | uint32(base)
+		}
+		return kindSeparator << 24
+	}
+	// What addLetter does with base.
+	switch {
+	case unicode.IsLetter(base):
+		lower := unicode.ToLower(base)
+		if unbroken(lower) {
+			return kindUnbroken<<24 | uint32(lower)
+		}
+		return kindLetter<<24 | uint32(lower)
+	case unicode.IsDigit(base):
+		return kindDigit<<24 | uint32(base)
 	}
 	return kindSeparator << 24
 }
