@@ -7,6 +7,7 @@ import (
 	goslices "slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // windowsBothWays returns text's windows through the rune cache and through
@@ -145,4 +146,30 @@ func FuzzScoreFastPaths(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeRuneEveryShortForm: decodeRune decodes every sequence of up to
+// three bytes that starts with a byte of 0x80 or more (whole or cut short by
+// the end of the text) as utf8.DecodeRuneInString does.
+func TestDecodeRuneEveryShortForm(t *testing.T) {
+	bad := 0
+	var b [3]byte
+	for c := 0x80; c < 0x100 && bad < 10; c++ {
+		b[0] = byte(c)
+		for c1 := 0; c1 < 0x100; c1++ {
+			b[1] = byte(c1)
+			for n := 1; n <= 3; n++ {
+				for c2 := 0; c2 < 0x100 && (n == 3 || c2 == 0); c2++ {
+					b[2] = byte(c2)
+					text := string(b[:n])
+					r, size := decodeRune(text, 0)
+					wr, wsize := utf8.DecodeRuneInString(text)
+					if r != wr || size != wsize {
+						t.Errorf("% x: decodeRune %U %d, utf8 %U %d", b[:n], r, size, wr, wsize)
+						bad++
+					}
+				}
+			}
+		}
+	}
 }
