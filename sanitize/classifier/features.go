@@ -225,11 +225,8 @@ func (s *scanner) emitToken(tok []byte, word bool) {
 		// scattered table reads into one read of a hot line.
 		c := &s.cache[h&(wordCacheSize-1)]
 		if c.key != h || c.n == 0 {
-			sum, n := s.sum, s.n
-			s.sum, s.n = 0, 0
-			s.emitWord(tok, h)
-			c.key, c.sum, c.n = h, s.sum, s.n
-			s.sum, s.n = sum, n
+			c.sum, c.n = s.wordWeights(tok, h)
+			c.key = h
 		}
 		s.sum += c.sum
 		s.n += c.n
@@ -256,6 +253,32 @@ func (s *scanner) emitWord(tok []byte, h uint64) {
 		}
 		s.emit((x<<8|'>')&0xFFFFFFFF | 4<<40)
 	}
+}
+
+// wordWeights is the sum of the weights of the features emitWord emits and their
+// number, for scoring mode's word cache. It adds them up in locals, reading the
+// table through an array pointer with a constant shift (no bounds checks), where
+// emit adds each to the scanner's fields: on a page in many languages the cache
+// misses one word in six, and the chain of loads and stores through s was most
+// of the time of a miss. emitWord stays the definition (FuzzScoreFastPaths
+// compares Assess with collecting mode, which emits through it).
+func (s *scanner) wordWeights(tok []byte, h uint64) (sum, n int32) {
+	w := (*[1 << TableBits]int16)(s.w)
+	const k = 0x9E3779B97F4A7C15
+	sum, n = int32(w[((h^0x5555555555555555)*k)>>(64-TableBits)]), 1
+	if len(tok) >= 2 && 2*digits(tok) <= len(tok) {
+		x := uint64('<')
+		for i, b := range tok {
+			x = x<<8 | uint64(b)
+			if i >= 2 {
+				sum += int32(w[((x&0xFFFFFFFF|4<<40)*k)>>(64-TableBits)])
+				n++
+			}
+		}
+		sum += int32(w[(((x<<8|'>')&0xFFFFFFFF|4<<40)*k)>>(64-TableBits)])
+		n++
+	}
+	return sum, n
 }
 
 // emitWordNamed is emitWord with each feature's readable form recorded, for
