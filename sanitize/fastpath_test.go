@@ -73,8 +73,23 @@ func TestNFKCSpansFastPathSameAsCareful(t *testing.T) {
 	}
 }
 
+// TestNFKCSpansFullWidthSameAsCareful checks the array nfkcSpans decides
+// U+FF00–U+FF7F in against the careful path: every character of the block
+// alone between ideographs, several times in a text, and next to what it may
+// compose with.
+func TestNFKCSpansFullWidthSameAsCareful(t *testing.T) {
+	var all strings.Builder
+	for r := rune(0xFF00); r <= 0xFF7F; r++ {
+		c := string(r)
+		s := "日" + c + "本" + c + c + "語" + c + "\u3099" + c + "a" + c + "\u0301" + "x" + c + "カ" + c + "\ufe0f"
+		checkNFKCSpansSame(t, s)
+		all.WriteString(s)
+	}
+	checkNFKCSpansSame(t, all.String())
+}
+
 func FuzzNFKCSpansFastPath(f *testing.F) {
-	for _, s := range []string{"e\u0301", "가\u11a8", "Ａｂｃ，", "x\ufe0f\u0301", "ℌ\u0327 ①"} {
+	for _, s := range []string{"e\u0301", "가\u11a8", "Ａｂｃ，", "x\ufe0f\u0301", "ℌ\u0327 ①", "日，本，語：（ｶ）"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
