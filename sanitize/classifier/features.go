@@ -145,8 +145,10 @@ type scanner struct {
 
 	prevHash uint64 // hash of the previous token, for bigrams (0 at text start)
 
-	// Scoring mode: word sums for the weights in cacheFor.
-	cache    [wordCacheSize]wordSum
+	// Scoring mode: word sums for the weights in cacheFor, allocated for scoring
+	// only: collecting (training's Windows, one scanner per text) has no use for
+	// its 256 KB.
+	cache    *[wordCacheSize]wordSum
 	cacheFor *int16
 }
 
@@ -160,7 +162,11 @@ type chunkSpan struct {
 // weights are the same, its word cache.
 func (s *scanner) reset() {
 	if !s.collect && len(s.w) > 0 && s.cacheFor != &s.w[0] {
-		s.cache = [wordCacheSize]wordSum{}
+		if s.cache == nil {
+			s.cache = new([wordCacheSize]wordSum)
+		} else {
+			*s.cache = [wordCacheSize]wordSum{}
+		}
 		s.cacheFor = &s.w[0]
 	}
 	s.sum, s.prevSum, s.n, s.prevN, s.words = 0, 0, 0, 0, 0
