@@ -139,8 +139,8 @@ func normalizePieces(s string, cuts []int) (out string, zeroWidth, uni int) {
 	}
 	// Two halves: the pieces before cuts[mid], and the rest. Each half keeps its
 	// normalized pieces (unchanged ones are slices of s), and the result is built
-	// once at its size: writing the halves to builders of their own and the
-	// second after the first copied half the text twice more and allocated it
+	// once at its size: writing the halves to builders of their own and then the
+	// second after the first copied half the text once more and allocated it
 	// again, on a page of megabytes fresh memory the kernel has to map in.
 	mid := len(cuts) / 2
 	var first, second []string
@@ -353,10 +353,10 @@ func nfkcSpans(s string) (string, int, bool) {
 			chunk := s[rs:re]
 			if len(chunk) == 3 && chunk[0] == 0xEF && chunk[1]&0xFE == 0xBC {
 				// One character of U+FF00–U+FF7F alone: full-width punctuation
-				// between ideographs ("，" is one character in twenty of Chinese
-				// text), decided once per call in an array by its last six bits
-				// and the one of its middle byte, where every occurrence took the
-				// quick check and a map look-up.
+				// between ideographs ("，" is 1,731 of the some 2,500 characters
+				// NFKC changes in testdata/multilingual), decided once per call in
+				// an array by its last six bits and the one of its middle byte,
+				// where every occurrence took the quick check and a map look-up.
 				w := &fullWidth[int(chunk[1]&1)<<6|int(chunk[2]&0x3F)]
 				if w.state == 0 {
 					w.state = 1 // in NFKC already
