@@ -1,6 +1,8 @@
 package sanitize
 
 import (
+	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -73,8 +75,23 @@ func TestNFKCSpansFastPathSameAsCareful(t *testing.T) {
 	}
 }
 
+// TestNFKCSpansFullWidthSameAsCareful checks the array nfkcSpans decides
+// U+FF00–U+FF7F in against the careful path: every character of the block
+// alone between ideographs, several times in a text, and next to what it may
+// compose with.
+func TestNFKCSpansFullWidthSameAsCareful(t *testing.T) {
+	var all strings.Builder
+	for r := rune(0xFF00); r <= 0xFF7F; r++ {
+		c := string(r)
+		s := "日" + c + "本" + c + c + "語" + c + "\u3099" + c + "a" + c + "\u0301" + "x" + c + "カ" + c + "\ufe0f"
+		checkNFKCSpansSame(t, s)
+		all.WriteString(s)
+	}
+	checkNFKCSpansSame(t, all.String())
+}
+
 func FuzzNFKCSpansFastPath(f *testing.F) {
-	for _, s := range []string{"e\u0301", "가\u11a8", "Ａｂｃ，", "x\ufe0f\u0301", "ℌ\u0327 ①"} {
+	for _, s := range []string{"e\u0301", "가\u11a8", "Ａｂｃ，", "x\ufe0f\u0301", "ℌ\u0327 ①", "日，本，語：（ｶ）"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -430,4 +447,63 @@ func TestInvisibleBits(t *testing.T) {
 			t.Errorf("classifyRune(%U) = %d, %v; want %d, %v", r, size, changes, len(b), invisibleChanges(r))
 		}
 	}
+}
+
+// sanitizeBothWays returns Sanitize(s, opts) with the breakout scan started
+// beside the layers before it (speculateBreakouts, on every text however short,
+// the texts found inside it included) and with it run in turn.
+func sanitizeBothWays(s string, opts Options) (spec, seq string, specRep, seqRep Report) {
+	defer func(n int) { concurrentBreakouts = n }(concurrentBreakouts)
+	concurrentBreakouts = 0
+	spec, specRep = Sanitize(s, opts)
+	concurrentBreakouts = math.MaxInt
+	seq, seqRep = Sanitize(s, opts)
+	return spec, seq, specRep, seqRep
+}
+
+func checkSpeculativeBreakoutsSame(t *testing.T, s string) {
+	t.Helper()
+	for _, opts := range []Options{{}, {Mild: true}, {NoClassifier: true, Datamark: true}} {
+		spec, seq, specRep, seqRep := sanitizeBothWays(s, opts)
+		if spec != seq || !reflect.DeepEqual(specRep, seqRep) {
+			t.Fatalf("opts %+v: with the breakout scan started early, %d bytes %v; in turn, %d bytes %v (input %.200q)",
+				opts, len(spec), specRep, len(seq), seqRep, s)
+		}
+	}
+}
+
+// TestSpeculativeBreakoutsSameAsInTurn: the breakout scan started on the text
+// the layers before it are given gives what it gives in turn, on texts those
+// layers leave alone (where its result is taken) and on texts they change
+// (where it must be dropped): the corpora, the benchmark page with its
+// attacks, and the fuzz seeds.
+func TestSpeculativeBreakoutsSameAsInTurn(t *testing.T) {
+	checkSpeculativeBreakoutsSame(t, multilingualText(t, 1))
+	checkSpeculativeBreakoutsSame(t, realText(t))
+	checkSpeculativeBreakoutsSame(t, benchPage(t))
+	for _, s := range fuzzSeeds {
+		checkSpeculativeBreakoutsSame(t, s)
+	}
+	// At the size where Sanitize takes this path by itself.
+	page := benchPage(t)
+	for len(page) < concurrentBreakouts {
+		page += page
+	}
+	out, rep := Sanitize(page, Options{})
+	seq, _, seqRep, _ := func() (string, string, Report, Report) {
+		defer func(n int) { concurrentBreakouts = n }(concurrentBreakouts)
+		concurrentBreakouts = math.MaxInt
+		o, r := Sanitize(page, Options{})
+		return o, "", r, Report{}
+	}()
+	if out != seq || !reflect.DeepEqual(rep, seqRep) {
+		t.Fatalf("a %d-byte page: %v with the breakout scan started early, %v in turn", len(page), rep, seqRep)
+	}
+}
+
+func FuzzSpeculativeBreakouts(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		checkSpeculativeBreakoutsSame(t, s)
+	})
 }

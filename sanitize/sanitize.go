@@ -60,6 +60,7 @@ package sanitize
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/ailab/ai-lab/sanitize/classifier"
 )
@@ -168,6 +169,39 @@ func assess(text string, on bool) func() classifier.Assessment {
 	return func() classifier.Assessment { return <-done }
 }
 
+// concurrentBreakouts is the text size from which runLayers starts the breakout
+// scan beside the layers before it (see speculateBreakouts); a variable so that
+// tests can send short texts through that path.
+var concurrentBreakouts = 1 << 20
+
+// speculateBreakouts returns a function that gives neutralizeBreakouts(t,
+// aggressive) for the text t that reaches the breakout layer. For a text of
+// concurrentBreakouts bytes or more it starts the scan of s now, on another
+// goroutine, and gives its result when t is s itself (the same bytes at the same
+// address, which the layers in between return when they change nothing);
+// otherwise, and for a shorter text, it scans t.
+func speculateBreakouts(s string, aggressive bool) func(t string) (string, int, int) {
+	if len(s) < concurrentBreakouts || len(s) == 0 {
+		return func(t string) (string, int, int) { return neutralizeBreakouts(t, aggressive) }
+	}
+	type result struct {
+		out      string
+		brk, tok int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, brk, tok := neutralizeBreakouts(s, aggressive)
+		done <- result{out, brk, tok}
+	}()
+	return func(t string) (string, int, int) {
+		r := <-done // waited for even when unused, so no scan outlives the call
+		if len(t) == len(s) && unsafe.StringData(t) == unsafe.StringData(s) {
+			return r.out, r.brk, r.tok
+		}
+		return neutralizeBreakouts(t, aggressive)
+	}
+}
+
 func flagged(counts map[string]int) bool {
 	return counts[LayerRolePrefix] > 0 || counts[LayerInstructionPattern] > 0 || counts[LayerBreakout] > 0
 }
@@ -193,6 +227,14 @@ func runLayers(s string, aggressive bool, depth int, counts map[string]int) stri
 
 	patterns := counts[LayerInstructionPattern] + counts[LayerRolePrefix] + counts[LayerBreakout]
 	var wrap, tok, hashTok, role, jsonTok, links, brk, brkTok int
+	// The breakout scan is the longest of the pattern layers, and on most text the
+	// layers before it change nothing, so that it reads the very string they were
+	// given. On a long text it starts on that string at once, on another goroutine,
+	// and its result is taken when the string reaches it unchanged (the same bytes
+	// at the same address); otherwise it runs again on what it is given. The output
+	// is the same either way, and the two scans overlap on a machine with a core to
+	// spare.
+	breakouts := speculateBreakouts(s, aggressive)
 	// A wrapper tag in the content is a context breakout: the wrappers neutralize it
 	// anyway, but counting it here flags the page and shows in `ai-server sanitize`.
 	s, wrap = neutralizeFoldedWrapperTags(s)
@@ -201,7 +243,7 @@ func runLayers(s string, aggressive bool, depth int, counts map[string]int) stri
 	s, jsonTok = neutralizeToolJSON(s)
 	s, links = neutralizeExfilLinks(s, aggressive)
 	s = neutralizeEncoded(s, depth, inner, counts)
-	s, brk, brkTok = neutralizeBreakouts(s, aggressive)
+	s, brk, brkTok = breakouts(s)
 	// A take-over sentence ("ignore previous instructions ...") is an
 	// instruction pattern; breakout counts what tries to leave the wrapper or
 	// the page: wrapper tags and links that carry data out.
