@@ -94,6 +94,7 @@ var sources = map[string]string{
 	"UniversalDependencies/UD_Indonesian-GSD":   "89491e4d51c15da157175c303213ae5ff6f05f9d",
 	"reactjs/ar.react.dev":                      "5a263fdf83412db827ed8ef8d816613aba49df85",
 	"reactjs/hi.react.dev":                      "9b434bb531b2ba3e493b6c7b5aa968cff65d9cc5",
+	"AdobeDocs/commerce-knowledge-base.en":      "f64219c3b2efca8d49e44895d8e7c35fb373ef18",
 	"reactjs/vi.react.dev":                      "b149357cfb8ae87f02ef108132114e5641d5c16f",
 	"reactjs/id.react.dev":                      "b4f5eafd8de53a293752ff0c46371b79bfbdac0f",
 }
@@ -126,9 +127,10 @@ func main() {
 		"cheatsheets.jsonl": cheatSheets,
 		"treebanks2.jsonl":  moreTreebankText,
 		"reactdocs.jsonl":   reactDocs,
+		"supportkb.jsonl":   supportArticles,
 	}
 	if _, ok := makers[*only]; *only != "" && !ok {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2 and reactdocs (.jsonl)", *only)
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs and supportkb (.jsonl)", *only)
 	}
 	for name, make := range makers {
 		if *only != "" && name != *only {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -94,4 +95,30 @@ func indonesian(page string) bool {
 		}
 	}
 	return len(words) > 0 && 20*n >= len(words)
+}
+
+// supportArticles reads Adobe Commerce's support knowledge base (MIT): English
+// troubleshooting and how-to articles about payments, orders, customer accounts,
+// admin passwords, emails that are not sent, security patches and outages, the
+// support desk's prose around the topics (money, accounts, passwords, security)
+// a classifier trained on attacks takes for evidence. The YAML front matter is
+// dropped, then the articles are cut as docPages cuts documentation.
+func supportArticles() []record {
+	const repo, name, dir = "AdobeDocs/commerce-knowledge-base.en", "adobe-commerce-kb", "help"
+	front := regexp.MustCompile(`(?s)\A---\n.*?\n---\n`)
+	var recs []record
+	for _, f := range ls(repo, dir) {
+		if !strings.HasSuffix(f, ".md") {
+			continue
+		}
+		text := front.ReplaceAllString(string(show(repo, f)), "")
+		for _, page := range prosePages(text) {
+			page = squeezeBlank(page)
+			if len(strings.Fields(page)) < 20 {
+				continue
+			}
+			recs = append(recs, record{Text: page, Label: 0, Cat: "web", Src: name + "/" + strings.TrimPrefix(f, dir+"/")})
+		}
+	}
+	return capped(recs, 250)
 }
