@@ -9,10 +9,11 @@ import (
 // Second benign sources for the scripts and languages of the attack data whose only
 // prose came from one treebank (Thai, Hindi, Arabic, Vietnamese, Indonesian): left
 // out of training, that treebank's text met a script the model had seen in attacks
-// and in little else, and most of it was flagged. Each language now has benign text
-// of at least two other kinds or origins: another treebank (news, wiki, fiction,
-// conversation) and the React documentation's translation (prose about code), next
-// to tldr's pages.
+// and in little else, and most of it was flagged. Each of them now has prose from a
+// second origin besides tldr's pages: another treebank (Thai, Vietnamese,
+// Indonesian) and the React documentation's translation (Hindi, Arabic, Vietnamese,
+// Indonesian). Hindi's and Arabic's other treebanks are NC-licensed, and the React
+// docs have no Thai translation here.
 
 // moreTreebanks are Universal Dependencies treebanks (CC BY-SA 4.0) of the same
 // languages as the PUD and VTB treebanks, from other texts: UD_Thai-TUD (wiki, news,
