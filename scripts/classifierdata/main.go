@@ -95,6 +95,7 @@ var sources = map[string]string{
 	"reactjs/ar.react.dev":                      "5a263fdf83412db827ed8ef8d816613aba49df85",
 	"reactjs/hi.react.dev":                      "9b434bb531b2ba3e493b6c7b5aa968cff65d9cc5",
 	"AdobeDocs/commerce-knowledge-base.en":      "f64219c3b2efca8d49e44895d8e7c35fb373ef18",
+	"reactjs/bn.react.dev":                      "083991875f6dcf7114358e7f791bbb7a2be8da57",
 	"reactjs/vi.react.dev":                      "b149357cfb8ae87f02ef108132114e5641d5c16f",
 	"reactjs/id.react.dev":                      "b4f5eafd8de53a293752ff0c46371b79bfbdac0f",
 }

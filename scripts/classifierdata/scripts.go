@@ -12,8 +12,9 @@ import (
 // and in little else, and most of it was flagged. Each of them now has prose from a
 // second origin besides tldr's pages: another treebank (Thai, Vietnamese,
 // Indonesian) and the React documentation's translation (Hindi, Arabic, Vietnamese,
-// Indonesian). Hindi's and Arabic's other treebanks are NC-licensed, and the React
-// docs have no Thai translation here.
+// Indonesian). Bengali, whose only benign text was tldr's pages and a few shop
+// mails, gets the React docs too. Hindi's and Arabic's other treebanks are
+// NC-licensed, and the React docs have no Thai translation here.
 
 // moreTreebanks are Universal Dependencies treebanks (CC BY-SA 4.0) of the same
 // languages as the PUD and VTB treebanks, from other texts: UD_Thai-TUD (wiki, news,
@@ -38,7 +39,7 @@ func moreTreebankText() []record {
 }
 
 // reactDocs reads the React documentation's translations into Arabic, Hindi,
-// Vietnamese and Indonesian (CC-BY-4.0), code blocks dropped, keeping the pages
+// Bengali, Vietnamese and Indonesian (CC-BY-4.0), code blocks dropped, keeping the pages
 // that are translated (a translation leaves pages in English until someone takes
 // them on).
 func reactDocs() []record {
@@ -46,6 +47,7 @@ func reactDocs() []record {
 	var recs []record
 	recs = append(recs, docPagesIn("reactjs/ar.react.dev", "react-ar", "src/content", all, inScript(unicode.Arabic), 150)...)
 	recs = append(recs, docPagesIn("reactjs/hi.react.dev", "react-hi", "src/content", all, inScript(unicode.Devanagari), 150)...)
+	recs = append(recs, docPagesIn("reactjs/bn.react.dev", "react-bn", "src/content", all, inScript(unicode.Bengali), 150)...)
 	recs = append(recs, docPagesIn("reactjs/vi.react.dev", "react-vi", "src/content", all, vietnamese, 150)...)
 	recs = append(recs, docPagesIn("reactjs/id.react.dev", "react-id", "src/content", all, indonesian, 150)...)
 	return recs
