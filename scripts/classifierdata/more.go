@@ -369,6 +369,12 @@ func conllu(tb treebank, data string) []record {
 // docPages cuts the Markdown documentation of a repository into pages of about 350
 // words, code blocks and MDX components dropped (the classifier reads prose).
 func docPages(repo, name, dir string, keep func(string) bool, n int) []record {
+	return docPagesIn(repo, name, dir, keep, nil, n)
+}
+
+// docPagesIn is docPages keeping only the pages keepPage (when not nil) accepts: of a
+// translation, the pages that are translated.
+func docPagesIn(repo, name, dir string, keep, keepPage func(string) bool, n int) []record {
 	var recs []record
 	fence := regexp.MustCompile("(?s)```.*?```")
 	tag := regexp.MustCompile(`(?m)^\s*</?[A-Z][A-Za-z]*[^>]*>\s*$|\{/\*[^*]*\*/\}`)
@@ -381,7 +387,7 @@ func docPages(repo, name, dir string, keep func(string) bool, n int) []record {
 		text = tag.ReplaceAllString(text, "")
 		for _, page := range prosePages(text) {
 			page = squeezeBlank(page)
-			if len(strings.Fields(page)) < 20 && utf8.RuneCountInString(page) < 200 {
+			if len(strings.Fields(page)) < 20 && utf8.RuneCountInString(page) < 200 || keepPage != nil && !keepPage(page) {
 				continue
 			}
 			recs = append(recs, record{Text: page, Label: 0, Cat: "web", Src: name + "/" + strings.TrimPrefix(f, dir+"/")})
