@@ -122,19 +122,20 @@ func main() {
 		"transactional.jsonl": func() []record {
 			return append(append(postmark(), deviseMailers()...), bagistoMails()...)
 		},
-		"notices.jsonl":     notices,
-		"treebanks.jsonl":   treebankText,
-		"docs.jsonl":        docs,
-		"postlight.jsonl":   postlightPages,
-		"cheatsheets.jsonl": cheatSheets,
-		"treebanks2.jsonl":  moreTreebankText,
-		"reactdocs.jsonl":   reactDocs,
-		"supportkb.jsonl":   supportArticles,
-		"piarena.jsonl":     piArena,
-		"injecagent.jsonl":  injecAgent,
+		"notices.jsonl":      notices,
+		"treebanks.jsonl":    treebankText,
+		"docs.jsonl":         docs,
+		"postlight.jsonl":    postlightPages,
+		"cheatsheets.jsonl":  cheatSheets,
+		"treebanks2.jsonl":   moreTreebankText,
+		"reactdocs.jsonl":    reactDocs,
+		"supportkb.jsonl":    supportArticles,
+		"piarena.jsonl":      piArena,
+		"injecagent.jsonl":   injecAgent,
+		"wikicontexts.jsonl": piArenaContexts,
 	}
 	if _, ok := makers[*only]; *only != "" && !ok {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs, supportkb, piarena and injecagent (.jsonl)", *only)
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs, supportkb, piarena, injecagent and wikicontexts (.jsonl)", *only)
 	}
 	for name, make := range makers {
 		if *only != "" && name != *only {
