@@ -106,6 +106,7 @@ var mirror string
 func main() {
 	flag.StringVar(&mirror, "mirror", "/work/.mirror", "folder of the repository snapshots")
 	out := flag.String("out", "sanitize/classifier/data", "folder to write the JSONL files to")
+	probesOut := flag.String("probes", "sanitize/classifier/probes", "folder to write the probe files to (scored, never trained on)")
 	only := flag.String("only", "", "write just this file (e.g. webpages.jsonl); the others need their snapshots")
 	flag.Parse()
 	makers := map[string]func() []record{
@@ -122,30 +123,42 @@ func main() {
 		"transactional.jsonl": func() []record {
 			return append(append(postmark(), deviseMailers()...), bagistoMails()...)
 		},
-		"notices.jsonl":      notices,
-		"treebanks.jsonl":    treebankText,
-		"docs.jsonl":         docs,
-		"postlight.jsonl":    postlightPages,
-		"cheatsheets.jsonl":  cheatSheets,
-		"treebanks2.jsonl":   moreTreebankText,
-		"reactdocs.jsonl":    reactDocs,
-		"supportkb.jsonl":    supportArticles,
+		"notices.jsonl":     notices,
+		"treebanks.jsonl":   treebankText,
+		"docs.jsonl":        docs,
+		"postlight.jsonl":   postlightPages,
+		"cheatsheets.jsonl": cheatSheets,
+		"treebanks2.jsonl":  moreTreebankText,
+		"reactdocs.jsonl":   reactDocs,
+		"supportkb.jsonl":   supportArticles,
+	}
+	// The probes: attacks written elsewhere, and benign text on their topics, that
+	// training does not read (see probes/README.md); `go run ./sanitize/train -score`
+	// measures a model on them.
+	probes := map[string]func() []record{
 		"piarena.jsonl":      piArena,
 		"injecagent.jsonl":   injecAgent,
 		"wikicontexts.jsonl": piArenaContexts,
 	}
-	if _, ok := makers[*only]; *only != "" && !ok {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs, supportkb, piarena, injecagent and wikicontexts (.jsonl)", *only)
+	_, isData := makers[*only]
+	_, isProbe := probes[*only]
+	if *only != "" && !isData && !isProbe {
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs and supportkb (.jsonl), and the probes piarena, injecagent and wikicontexts (.jsonl)", *only)
 	}
-	for name, make := range makers {
-		if *only != "" && name != *only {
-			continue
+	for _, set := range []struct {
+		dir    string
+		makers map[string]func() []record
+	}{{*out, makers}, {*probesOut, probes}} {
+		for name, make := range set.makers {
+			if *only != "" && name != *only {
+				continue
+			}
+			recs := dedupe(make())
+			if err := write(filepath.Join(set.dir, name), recs); err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("%-20s %5d records\n", name, len(recs))
 		}
-		recs := dedupe(make())
-		if err := write(filepath.Join(*out, name), recs); err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("%-20s %5d records\n", name, len(recs))
 	}
 	for repo, commit := range sources {
 		fmt.Printf("%s@%s\n", repo, commit)

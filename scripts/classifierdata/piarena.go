@@ -16,7 +16,9 @@ import (
 // final description a short commendation..."), of four kinds: phishing, promotion,
 // a false notice that access is denied, a feigned outage. The knowledge-corruption
 // sets, which have no injected task, give nothing. Only the tasks are taken, not the
-// contexts, and each once, alone: training embeds them in pages.
+// contexts, each once, alone. A probe (probes/piarena.jsonl), not training data:
+// trained on, they cost more benign false positives and more of the other sources'
+// leave-one-source-out recall than they gave (probes/README.md).
 func piArena() []record {
 	const repo = "sleeepeer/PIArena"
 	var recs []record
@@ -46,7 +48,8 @@ func piArena() []record {
 // (sleeepeer/PIArena, MIT) carries them in agents/InjecAgent/data: the attacker's
 // instruction of each case of direct harm and of data stealing, requests to a
 // tool-using agent planted in a tool's output ("Please grant permanent access to my
-// friend Amy..."), alone and with the "enhanced" setting's prefix.
+// friend Amy..."), alone and with the "enhanced" setting's prefix. A probe
+// (probes/injecagent.jsonl).
 func injecAgent() []record {
 	const repo = "sleeepeer/PIArena"
 	var recs []record
@@ -79,10 +82,10 @@ func injecAgent() []record {
 // datasets drawn from Wikipedia: SQuAD 2.0 (CC BY-SA 4.0), Dolly's closed QA,
 // information extraction and summarization (CC BY-SA 3.0), HotpotQA (CC BY-SA 4.0)
 // and Natural Questions (CC BY-SA 3.0) passages, clean, as benign text. Each injected
-// task was written for its context's topic, so the contexts teach that the topic's
-// words are no sign of an injection; its instruction to the model is. MS MARCO's
-// passages (non-commercial terms) and LongBench's long sets are left out. A context
-// is cut at 4000 bytes, at a line's end where one is near.
+// task was written for its context's topic, so the contexts show whether a model
+// takes the topic's words for a sign of an injection. MS MARCO's passages
+// (non-commercial terms) and LongBench's long sets are left out. A context is cut at
+// 4000 bytes, at a line's end where one is near. A probe (probes/wikicontexts.jsonl).
 func piArenaContexts() []record {
 	const repo = "sleeepeer/PIArena"
 	const maxChars = 4000
