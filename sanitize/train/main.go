@@ -35,7 +35,6 @@ func main() {
 	flag.Float64Var(&defaultConfig.maxWeight, "max-weight", defaultConfig.maxWeight, "cap on any weight (0: none)")
 	flag.Float64Var(&minHijackRecall, "min-hijack-recall", minHijackRecall, "calibration hijack recall the threshold keeps")
 	flag.Float64Var(&defaultConfig.hijackWeight, "hijack-weight", defaultConfig.hijackWeight, "weight of a direct hijack against an attack of another kind")
-	flag.Float64Var(&defaultConfig.ownWeight, "own-weight", defaultConfig.ownWeight, "weight of one of this project's template attacks against an attack written elsewhere")
 	flag.StringVar(&losoOnly, "loso-only", "", "comma-separated sources: leave out only these (for experiments)")
 	score := flag.String("score", "", "only score this JSONL file with -model at -threshold and print the flagged share of each source")
 	modelPath := flag.String("model", "sanitize/classifier/model.bin", "with -score: the model file")

@@ -3,7 +3,6 @@ package main
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/ailab/ai-lab/sanitize/classifier"
 )
@@ -27,13 +26,9 @@ type config struct {
 	// 0.641, 0.661 and 0.666, and task injections in web text of 0.866, 0.838 and
 	// 0.821 (held-out split).
 	hijackWeight float64
-	// ownWeight multiplies the weight of this project's own template attacks
-	// (src ai-lab/own/..., alone or inside a page) against attacks written elsewhere,
-	// which are fewer and more varied in their words.
-	ownWeight float64
 }
 
-var defaultConfig = config{epochs: 12, rate: 0.3, l2: 1e-2, seed: 7, capTopics: true, hijackWeight: 3, ownWeight: 1}
+var defaultConfig = config{epochs: 12, rate: 0.3, l2: 1e-2, seed: 7, capTopics: true, hijackWeight: 3}
 
 // An instance is one window to learn from.
 type instance struct {
@@ -47,10 +42,9 @@ type instance struct {
 // weight, since not every window of a long jailbreak is the jailbreak. In a page
 // with an embedded injection, the windows that hold most of the injection are
 // positives, those that miss it negatives, and the rest (a sliver of the injection)
-// are left out. A direct hijack weighs hijackWeight attacks, and one of this
-// project's own templates ownWeight times more. Positives are then weighted to
-// balance the negatives.
-func instances(exs []example, hijackWeight, ownWeight float64) []instance {
+// are left out. A direct hijack weighs hijackWeight attacks. Positives are then
+// weighted to balance the negatives.
+func instances(exs []example, hijackWeight float64) []instance {
 	var out []instance
 	var pos, neg float64
 	for _, e := range exs {
@@ -68,9 +62,6 @@ func instances(exs []example, hijackWeight, ownWeight float64) []instance {
 		unit := 1.0
 		if e.Cat == catHijack || e.Cat == catHijackWeb {
 			unit = hijackWeight
-		}
-		if strings.HasPrefix(e.Src, "ai-lab/own/") {
-			unit *= ownWeight
 		}
 		if e.injEnd == 0 {
 			for _, w := range wins {
@@ -112,7 +103,7 @@ func instances(exs []example, hijackWeight, ownWeight float64) []instance {
 // features each have the value classifier.Norm(count), as in classifier.Model.WindowLogit.
 // It is deterministic: a fixed shuffle seed and one goroutine.
 func train(exs []example, cfg config) *classifier.Model {
-	data := instances(exs, cfg.hijackWeight, cfg.ownWeight)
+	data := instances(exs, cfg.hijackWeight)
 	w := make([]float64, 1<<classifier.TableBits)
 	capped := make([]bool, len(w))
 	if cfg.capTopics {
