@@ -98,6 +98,7 @@ var sources = map[string]string{
 	"reactjs/bn.react.dev":                      "083991875f6dcf7114358e7f791bbb7a2be8da57",
 	"reactjs/vi.react.dev":                      "b149357cfb8ae87f02ef108132114e5641d5c16f",
 	"reactjs/id.react.dev":                      "b4f5eafd8de53a293752ff0c46371b79bfbdac0f",
+	"sleeepeer/PIArena":                         "215dad1cd64e9cfeedcb28b0854abf2d6915c19c",
 }
 
 var mirror string
@@ -105,6 +106,7 @@ var mirror string
 func main() {
 	flag.StringVar(&mirror, "mirror", "/work/.mirror", "folder of the repository snapshots")
 	out := flag.String("out", "sanitize/classifier/data", "folder to write the JSONL files to")
+	probesOut := flag.String("probes", "sanitize/classifier/probes", "folder to write the probe files to (scored, never trained on)")
 	only := flag.String("only", "", "write just this file (e.g. webpages.jsonl); the others need their snapshots")
 	flag.Parse()
 	makers := map[string]func() []record{
@@ -130,18 +132,33 @@ func main() {
 		"reactdocs.jsonl":   reactDocs,
 		"supportkb.jsonl":   supportArticles,
 	}
-	if _, ok := makers[*only]; *only != "" && !ok {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs and supportkb (.jsonl)", *only)
+	// The probes: attacks written elsewhere, and benign text on their topics, that
+	// training does not read (see probes/README.md); `go run ./sanitize/train -score`
+	// measures a model on them.
+	probes := map[string]func() []record{
+		"piarena.jsonl":      piArena,
+		"injecagent.jsonl":   injecAgent,
+		"wikicontexts.jsonl": piArenaContexts,
 	}
-	for name, make := range makers {
-		if *only != "" && name != *only {
-			continue
+	_, isData := makers[*only]
+	_, isProbe := probes[*only]
+	if *only != "" && !isData && !isProbe {
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs and supportkb (.jsonl), and the probes piarena, injecagent and wikicontexts (.jsonl)", *only)
+	}
+	for _, set := range []struct {
+		dir    string
+		makers map[string]func() []record
+	}{{*out, makers}, {*probesOut, probes}} {
+		for name, make := range set.makers {
+			if *only != "" && name != *only {
+				continue
+			}
+			recs := dedupe(make())
+			if err := write(filepath.Join(set.dir, name), recs); err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("%-20s %5d records\n", name, len(recs))
 		}
-		recs := dedupe(make())
-		if err := write(filepath.Join(*out, name), recs); err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("%-20s %5d records\n", name, len(recs))
 	}
 	for repo, commit := range sources {
 		fmt.Printf("%s@%s\n", repo, commit)
