@@ -440,19 +440,26 @@ func postlightPages() []record {
 		if len(strings.Fields(text)) < 40 && utf8.RuneCountInString(text) < 300 {
 			continue
 		}
-		if len(text) > maxPageChars {
-			cut := strings.LastIndexByte(text[:maxPageChars], '\n')
-			if cut < maxPageChars/2 {
-				cut = maxPageChars
-				for !utf8.RuneStart(text[cut]) {
-					cut--
-				}
-			}
-			text = text[:cut]
-		}
+		text = clip(text, maxPageChars)
 		// "web", not "news": besides news the fixtures are blogs, a lyrics page,
 		// shops, a trial register and a wiki.
 		recs = append(recs, record{Text: text, Label: 0, Cat: "web", Src: "postlight/" + filepath.Base(f)})
 	}
 	return recs
+}
+
+// clip cuts text to at most max bytes: at the last line's end in the second half
+// of them, or else at the last whole character.
+func clip(text string, max int) string {
+	if len(text) <= max {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:max], '\n')
+	if cut < max/2 {
+		cut = max
+		for !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+	}
+	return text[:cut]
 }

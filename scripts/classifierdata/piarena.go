@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"strings"
-	"unicode/utf8"
 )
 
 // piArena reads PIArena (sleeepeer/PIArena, MIT): the injected task of each sample of
@@ -100,14 +99,7 @@ func piArenaContexts() []record {
 		for _, s := range samples {
 			text := strings.TrimSpace(s.Context)
 			if len(text) > maxChars {
-				cut := strings.LastIndexByte(text[:maxChars], '\n')
-				if cut < maxChars/2 {
-					cut = maxChars
-					for !utf8.RuneStart(text[cut]) {
-						cut--
-					}
-				}
-				text = strings.TrimSpace(text[:cut])
+				text = strings.TrimSpace(clip(text, maxChars))
 			}
 			recs = append(recs, record{Text: text, Label: 0, Cat: "web", Src: "piarena-wiki/" + name})
 		}
