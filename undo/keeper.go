@@ -106,7 +106,8 @@ func (k *Keeper) drop(r *Record) []string {
 	return gone
 }
 
-// A Pending is the record of a run that has begun; call Finish after the run.
+// A Pending is the record of a run that has begun; call Finish (or Finished,
+// then Kept) after the run.
 type Pending struct {
 	k   *Keeper
 	ws  *tools.Workspace

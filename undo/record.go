@@ -2,12 +2,15 @@
 // turn's changes to the workspace, and redo them.
 //
 // Before a file tool's run changes the workspace (write_file, delete_file,
-// move_file, copy_file, create_directory) the server asks a Keeper to Begin
+// move_file, copy_file, create_directory) the server asks a Keeper to Prepare
 // a record: the previous bytes of every file the run will overwrite or remove
 // go into content-addressed blobs in the state store, a Vault (stored once per
-// content), with the paths the run will create. After the run, Finish keeps
+// content), with the paths the run will create. After the run, Finished reads
 // what the run left behind, so that a later change by the user is seen as a
-// conflict. Undo builds a plan for a turn and every later turn, newest run
+// conflict. The server stores both with the run's ledger records (store.Start
+// and store.Finish carry them) and calls Kept once the second is stored; Begin
+// and Finish do the same with writes of their own, for a caller without a
+// ledger. Undo builds a plan for a turn and every later turn, newest run
 // first, checks every path before changing any, writes the plan to a journal,
 // applies it and marks it done; Recover finishes or rolls back a journal left
 // by a killed process, so the workspace is either fully restored or untouched.

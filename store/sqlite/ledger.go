@@ -23,12 +23,15 @@ func (s *Store) StartExecution(ctx context.Context, st store.Start) (err error) 
 	defer s.wrote()
 	defer s.writing()()
 	e := st.Execution
+	start := func(stmt *sql.Stmt) error {
+		res, err := stmt.ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
+			e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
+		return startResult(e, st.CallKey, res, err)
+	}
 	if st.Undo == nil && len(st.Finished) == 0 {
 		// One statement is its own transaction: the common case costs no
 		// BEGIN and COMMIT of its own.
-		res, err := s.stmts.startExecution.ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
-			e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
-		return startResult(e, st.CallKey, res, err)
+		return start(s.stmts.startExecution)
 	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -37,9 +40,7 @@ func (s *Store) StartExecution(ctx context.Context, st store.Start) (err error) 
 	defer tx.Rollback()
 	// The start goes first: it checks the lease and the call, and when it is
 	// refused the rollback leaves nothing of the rest behind.
-	res, err := tx.StmtContext(ctx, s.stmts.startExecution).ExecContext(ctx, e.ExecutionID, e.ToolName,
-		store.ArgumentsJSON(e.Arguments), e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
-	if err := startResult(e, st.CallKey, res, err); err != nil {
+	if err := start(tx.StmtContext(ctx, s.stmts.startExecution)); err != nil {
 		return err
 	}
 	if err := s.finishRuns(ctx, tx, st.Owner, st.Finished); err != nil {
