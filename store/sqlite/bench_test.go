@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -141,4 +143,100 @@ func BenchmarkSaveToolTurn(b *testing.B) {
 	}
 	_, peak := s.WALBytes()
 	b.ReportMetric(float64(peak)/(1<<20), "wal-peak-MB")
+}
+
+// BenchmarkConcurrentTurnWrites is the four writes of a turn with one tool
+// round (the lease, the run's start with its undo record, the round, the
+// answer with the lease's release) made by many sessions at once with no
+// pause between turns: the store's capacity. "grouped" commits the writes
+// that wait together (group commit), "alone" commits each by itself. It
+// reports turns/s and the writes per transaction.
+func BenchmarkConcurrentTurnWrites(b *testing.B) {
+	for _, sessions := range []int{16, 100} {
+		for _, mode := range []string{"alone", "grouped"} {
+			b.Run(fmt.Sprintf("sessions=%d/%s", sessions, mode), func(b *testing.B) {
+				benchTurnWrites(b, sessions, mode == "alone")
+			})
+		}
+	}
+}
+
+func benchTurnWrites(b *testing.B, sessions int, alone bool) {
+	ctx := context.Background()
+	s, _ := openTest(b)
+	s.commits.alone = alone
+	for i := range sessions {
+		if err := s.CreateSession(ctx, fmt.Sprintf("s_%03d", i), "t", t0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	round := []json.RawMessage{
+		json.RawMessage(`{"role":"user","content":"please write the notes"}`),
+		json.RawMessage(`{"role":"assistant","tool_calls":[{"id":"call_1","name":"write_file","arguments":"{\"path\":\"notes.txt\",\"content\":\"hello\"}"}]}`),
+		json.RawMessage(`{"role":"tool","tool_call_id":"call_1","content":"{\"execution_id\":\"write_file_1763769600123_0a1b2c3d\",\"result\":{\"written\":5}}"}`),
+	}
+	answer := []json.RawMessage{json.RawMessage(`{"role":"assistant","content":"Written (execution_id: write_file_1763769600123_0a1b2c3d)."}`)}
+	var next atomic.Int64
+	var undoSeq atomic.Int64
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	for n := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("s_%03d", n)
+			o := store.NewOwner()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				if err := turnWrites(ctx, s, id, o, i, undoSeq.Add(1), round, answer); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	s.commits.mu.Lock()
+	groups, grouped := s.commits.groups, s.commits.grouped
+	s.commits.mu.Unlock()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
+	if groups > 0 {
+		b.ReportMetric(float64(grouped)/float64(groups), "writes/commit")
+	}
+}
+
+// turnWrites makes the writes of turn i of session id, as the server does.
+func turnWrites(ctx context.Context, s *Store, id string, o store.Owner, i, seq int64, round, answer []json.RawMessage) error {
+	now := t0.Add(time.Duration(i) * time.Millisecond)
+	if _, err := s.Acquire(ctx, id, o, now, time.Hour); err != nil {
+		return err
+	}
+	e := api.Execution{ExecutionID: fmt.Sprintf("write_file_1763769600123_%08x", i), ToolName: "write_file",
+		Arguments: json.RawMessage(`{"path":"notes.txt","content":"hello"}`), SessionID: id, StartedAt: now}
+	undo := &store.UndoPut{Record: store.UndoRecord{Seq: seq, Data: []byte(`{"execution_id":"` + e.ExecutionID + `","paths":["notes.txt"]}`)}}
+	if err := s.StartExecution(ctx, store.Start{Execution: e, CallKey: e.ExecutionID, Owner: o, Undo: undo}); err != nil {
+		return err
+	}
+	done := e
+	done.DurationMS, done.Completed = 1, true
+	tr := api.Trace{TraceID: fmt.Sprintf("t_%d", i), SessionID: id, StartedAt: now, DurationMS: 900, Success: true, Calls: []api.TraceCall{
+		{CallID: "c1", Kind: "llm", StartedAt: now, DurationMS: 400, Success: true},
+		{CallID: "c2", ParentID: "c1", Kind: "tool", ToolName: "write_file", ExecutionID: e.ExecutionID, Arguments: e.Arguments, StartedAt: now, DurationMS: 1, Success: true, Result: `{"written":5}`},
+	}}
+	if _, err := s.Save(ctx, store.Save{SessionID: id, Owner: o, Messages: round, At: now, Trace: &tr,
+		Finished: []store.Finish{{Execution: done, Outcome: `{"written":5}`}}}); err != nil {
+		return err
+	}
+	tr.Calls = append(tr.Calls, api.TraceCall{CallID: "c3", Kind: "llm", StartedAt: now, DurationMS: 400, Success: true})
+	_, err := s.Save(ctx, store.Save{SessionID: id, Owner: o, Messages: answer, At: now, Trace: &tr, TraceFrom: 2, Release: true})
+	return err
 }

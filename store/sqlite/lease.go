@@ -20,12 +20,13 @@ import (
 func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner, now time.Time, term time.Duration) (_ store.Lease, err error) {
 	defer s.settle(&err)
 	defer s.wrote()
-	defer s.writing()()
 	// A lease nobody holds (or owner holds already) is taken in one
 	// statement; any other case is looked at in a transaction.
 	var pending sql.NullString
 	var version int64
-	err = s.stmts.takeFreeLease.QueryRowContext(ctx, sessionID, string(owner), millis(now.Add(term))).Scan(&version, &pending)
+	err = s.grouped(ctx, true, nil, func(ctx context.Context, tx *sql.Tx) error {
+		return on(ctx, tx, s.stmts.takeFreeLease).QueryRowContext(ctx, sessionID, string(owner), millis(now.Add(term))).Scan(&version, &pending)
+	})
 	if err == nil {
 		lease := store.Lease{Version: version}
 		if pending.Valid {
@@ -36,6 +37,7 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner
 	if !errors.Is(err, sql.ErrNoRows) {
 		return store.Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
 	}
+	defer s.writing()()
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return store.Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
@@ -77,15 +79,16 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner
 func (s *Store) Renew(ctx context.Context, sessionID string, owner store.Owner, until time.Time) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
-	defer s.writing()()
-	res, err := s.stmts.renewLease.ExecContext(ctx, millis(until), sessionID, string(owner))
-	if err != nil {
-		return fmt.Errorf("renew session %s: %w", sessionID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("renew session %s: %w", sessionID, store.ErrLeaseLost)
-	}
-	return nil
+	return s.grouped(ctx, true, nil, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := on(ctx, tx, s.stmts.renewLease).ExecContext(ctx, millis(until), sessionID, string(owner))
+		if err != nil {
+			return fmt.Errorf("renew session %s: %w", sessionID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("renew session %s: %w", sessionID, store.ErrLeaseLost)
+		}
+		return nil
+	})
 }
 
 // Release gives up owner's lease; releasing a lease owner does not hold is a
@@ -93,9 +96,10 @@ func (s *Store) Renew(ctx context.Context, sessionID string, owner store.Owner, 
 func (s *Store) Release(ctx context.Context, sessionID string, owner store.Owner) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
-	defer s.writing()()
-	if _, err := s.stmts.releaseLease.ExecContext(ctx, sessionID, string(owner)); err != nil {
-		return fmt.Errorf("release session %s: %w", sessionID, err)
-	}
-	return nil
+	return s.grouped(ctx, true, nil, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := on(ctx, tx, s.stmts.releaseLease).ExecContext(ctx, sessionID, string(owner)); err != nil {
+			return fmt.Errorf("release session %s: %w", sessionID, err)
+		}
+		return nil
+	})
 }

@@ -21,40 +21,29 @@ import (
 func (s *Store) StartExecution(ctx context.Context, st store.Start) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
-	defer s.writing()()
 	e := st.Execution
-	start := func(stmt *sql.Stmt) error {
-		res, err := stmt.ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
+	// A start that carries nothing is one statement, its own transaction
+	// when it runs alone.
+	one := st.Undo == nil && len(st.Finished) == 0
+	fail := func(err error) error { return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err) }
+	return s.grouped(ctx, one, fail, func(ctx context.Context, tx *sql.Tx) error {
+		// The start goes first: it checks the lease and the call, and when
+		// it is refused the rollback leaves nothing of the rest behind.
+		res, err := on(ctx, tx, s.stmts.startExecution).ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
 			e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
-		return startResult(e, st.CallKey, res, err)
-	}
-	if st.Undo == nil && len(st.Finished) == 0 {
-		// One statement is its own transaction: the common case costs no
-		// BEGIN and COMMIT of its own.
-		return start(s.stmts.startExecution)
-	}
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err)
-	}
-	defer tx.Rollback()
-	// The start goes first: it checks the lease and the call, and when it is
-	// refused the rollback leaves nothing of the rest behind.
-	if err := start(tx.StmtContext(ctx, s.stmts.startExecution)); err != nil {
-		return err
-	}
-	if err := s.finishRuns(ctx, tx, st.Owner, st.Finished); err != nil {
-		return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err)
-	}
-	if st.Undo != nil {
-		if err := s.putUndo(ctx, tx, *st.Undo); err != nil {
-			return fmt.Errorf("record the start of %s: keep undo record %d: %w", e.ExecutionID, st.Undo.Record.Seq, err)
+		if err := startResult(e, st.CallKey, res, err); err != nil || one {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err)
-	}
-	return nil
+		if err := s.finishRuns(ctx, tx, st.Owner, st.Finished); err != nil {
+			return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err)
+		}
+		if st.Undo != nil {
+			if err := s.putUndo(ctx, tx, *st.Undo); err != nil {
+				return fmt.Errorf("record the start of %s: keep undo record %d: %w", e.ExecutionID, st.Undo.Record.Seq, err)
+			}
+		}
+		return nil
+	})
 }
 
 // startResult turns the start statement's outcome into the store's errors.

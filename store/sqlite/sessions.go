@@ -163,7 +163,6 @@ func (s *Store) Pending(ctx context.Context, sessionID string) (_ json.RawMessag
 func (s *Store) Save(ctx context.Context, sv store.Save) (_ int64, err error) {
 	defer s.settle(&err)
 	defer s.wrote()
-	defer s.writing()()
 	for i, m := range sv.Messages {
 		if !json.Valid(m) {
 			return 0, fmt.Errorf("save turn of session %s: message %d is not valid JSON", sv.SessionID, i)
@@ -176,48 +175,46 @@ func (s *Store) Save(ctx context.Context, sv store.Save) (_ int64, err error) {
 		}
 		pendingText = sql.NullString{String: string(sv.Pending), Valid: true}
 	}
-	fail := func(err error) (int64, error) {
-		return 0, fmt.Errorf("save turn of session %s: %w", sv.SessionID, err)
-	}
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fail(err)
-	}
-	defer tx.Rollback()
-	// The session row is updated first: no row means an unknown session or a
-	// lost lease, and the rollback then leaves nothing behind.
 	var version int64
-	err = tx.StmtContext(ctx, s.stmts.saveSession).QueryRowContext(ctx,
-		pendingText, millis(sv.At), sv.SessionID, millis(sv.At), string(sv.Owner), sv.Release).Scan(&version)
-	if errors.Is(err, sql.ErrNoRows) {
-		var one int
-		if s.read.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sv.SessionID).Scan(&one) != nil {
-			return 0, fmt.Errorf("session %s: %w", sv.SessionID, store.ErrNotFound)
+	fail := func(err error) error {
+		return fmt.Errorf("save turn of session %s: %w", sv.SessionID, err)
+	}
+	err = s.grouped(ctx, false, fail, func(ctx context.Context, tx *sql.Tx) error {
+		// The session row is updated first: no row means an unknown session
+		// or a lost lease, and the rollback then leaves nothing behind.
+		err := tx.StmtContext(ctx, s.stmts.saveSession).QueryRowContext(ctx,
+			pendingText, millis(sv.At), sv.SessionID, millis(sv.At), string(sv.Owner), sv.Release).Scan(&version)
+		if errors.Is(err, sql.ErrNoRows) {
+			var one int
+			if s.read.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sv.SessionID).Scan(&one) != nil {
+				return fmt.Errorf("session %s: %w", sv.SessionID, store.ErrNotFound)
+			}
+			return fmt.Errorf("save turn of session %s: %w", sv.SessionID, store.ErrLeaseLost)
 		}
-		return 0, fmt.Errorf("save turn of session %s: %w", sv.SessionID, store.ErrLeaseLost)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	if len(sv.Messages) > 0 {
-		stmt := tx.StmtContext(ctx, s.stmts.appendMessage)
-		for _, m := range sv.Messages {
-			if _, err := stmt.ExecContext(ctx, sv.SessionID, string(m)); err != nil {
+		if err != nil {
+			return fail(err)
+		}
+		if len(sv.Messages) > 0 {
+			stmt := tx.StmtContext(ctx, s.stmts.appendMessage)
+			for _, m := range sv.Messages {
+				if _, err := stmt.ExecContext(ctx, sv.SessionID, string(m)); err != nil {
+					return fail(err)
+				}
+			}
+		}
+		if sv.Trace != nil {
+			if err := s.appendTrace(ctx, tx, *sv.Trace, sv.TraceFrom); err != nil {
 				return fail(err)
 			}
 		}
-	}
-	if sv.Trace != nil {
-		if err := s.appendTrace(ctx, tx, *sv.Trace, sv.TraceFrom); err != nil {
+		// The lease was checked above in this transaction.
+		if err := s.finishRuns(ctx, tx, sv.Owner, sv.Finished); err != nil {
 			return fail(err)
 		}
-	}
-	// The lease was checked above in this transaction.
-	if err := s.finishRuns(ctx, tx, sv.Owner, sv.Finished); err != nil {
-		return fail(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fail(err)
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	return version, nil
 }

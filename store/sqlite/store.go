@@ -55,6 +55,8 @@ type Store struct {
 	walPeak   atomic.Int64  // the largest WAL size seen, in bytes
 	// writeMu is held by every write of this Store (see writing).
 	writeMu sync.Mutex
+	// commits groups the writes of every turn (see grouped).
+	commits commits
 
 	stmts statements
 }
