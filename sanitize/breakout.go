@@ -47,7 +47,12 @@ const (
 	orderNouns = `(?:instructions?|prompts?|directives?|rules|guidelines|commands?|context|messages?|guidance|orders|programming|constraints|restrictions|guardrails|policies|training|system\s+prompt)`
 	aiNames    = `(?:ai|a\.i\.|llms?|(?:large\s+)?language\s+models?|ai\s+(?:assistants?|agents?|models?|systems?|bots?|crawlers?)|assistants?|chatbots?|agents?|chatgpt|gpt|claude|gemini|copilot|bard|llama)`
 	leakAdjs   = `(?:(?:full|entire|complete|original|initial|hidden|secret|exact|internal|real|verbatim)\s+)*`
+	// outputNounsRe names what the model that reads a text writes back.
+	outputNounsRe = `(?:answer|response|output|summary|explanation|final\s+answer|code\s+output)`
 )
+
+// outputNouns are outputNounsRe's words, for anchors.
+var outputNouns = []string{"answer", "response", "output", "summary", "explanation", "final answer", "code output"}
 
 // Pieces shared by the split rules.
 var (
@@ -221,6 +226,63 @@ func newBreakoutRules() []breakoutRule {
 		{ // broader "IMPORTANT: you must ..." verbs
 			anchors:    importantAnchors,
 			re:         rule(`(?:important|urgent|critical)\s*[:!\-–—]+\s*(?:you|the\s+(?:ai|assistant|model|agent|llm)|ai|assistant)\s+(?:must|need\s+to|have\s+to|are\s+required\s+to|shall)\s+(?:now\s+|immediately\s+|first\s+|also\s+)?(?:run|delete|erase|fetch|download|install|write|create|remove|post|print|output)\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		// Aggressive mode: orders about the answer of the model that reads the
+		// text, written as ordinary requests ("At the beginning of your answer,
+		// display ...", "Before responding, inform the user that ..."). A person
+		// reading a page is not told what to put in "your answer" or to "inform
+		// the user"; the phrases that a person is told too ("in your reply" in a
+		// mail, "before answering, take a moment") are left out, or need an
+		// order about output after them. Phrasings whose anchor begins with a
+		// common word ("within your", "when summarizing", "stating that") are
+		// left out: every occurrence of the word costs a walk of the anchor
+		// trie, and they caught few that the others miss.
+		{
+			anchors: append(cross([]string{"in", "into"}, []string{" your "}, outputNouns),
+				append(cross([]string{"at the ", "at the very "}, []string{"beginning", "start", "end", "top", "bottom", "close"}, []string{" of your"}),
+					cross([]string{"before "}, []string{"concluding", "ending", "finishing", "closing"}, []string{" your"})...)...),
+			re:         rule(`(?:(?:in|into)\s+your\s+` + outputNounsRe + `|(?:at\s+the\s+(?:very\s+)?(?:beginning|start|end|top|bottom|close)\s+of|before\s+(?:concluding|ending|finishing|closing))\s+your\s+(?:reply|` + outputNounsRe + `))\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors: append(cross([]string{"inform", "tell", "notify"}, []string{" "}, []string{"the user", "user", "the requester", "requester", "the reader", "the readers", "reader", "readers"}),
+				append(cross([]string{"remind"}, []string{" the user"}, []string{""}),
+					cross([]string{"instruct", "advise", "urge", "direct"}, []string{" "}, []string{"the user", "the users", "user", "users", "the reader", "the readers", "reader", "readers"})...)...),
+			re: rule(`(?:(?:inform|tell|notify)\s+(?:the\s+)?(?:user|requester|readers?)|remind\s+the\s+user)\s+that\b|` +
+				`(?:instruct|advise|urge|direct)\s+(?:the\s+)?(?:users?|readers?)\s+to\s+(?:visit|consult|check|click|sign|log|enter|submit|provide|verify|confirm|contact|call|download|install|send|email|share|update|renew|reset|go\s+to|head\s+to)\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors: cross([]string{"before ", "prior to "}, []string{"answering", "responding", "replying", "you answer", "you respond", "you reply",
+				"giving", "providing", "delivering", "disclosing", "sharing", "presenting", "offering", "elaborating", "listing", "explaining", "identifying", "summarizing", "summarising"}, []string{""}),
+			re: rule(`(?:before|prior\s+to)\s+(?:answering|responding|replying|you\s+(?:answer|respond|reply)|(?:giving|providing|delivering|disclosing|sharing|presenting|offering|elaborating|listing|explaining|identifying|summari[sz]ing)\b[^,.;:!?\n]{0,80})` +
+				`\s*[,:;]\s*(?:(?:briefly|politely|subtly|courteously|clearly|casually|discreetly|first|kindly|also)\s+)?` +
+				`(?:display|issue|inform|notify|simulate|emulate|imitate|output|insert|announce|include|present|show|print|post|prepend|tell|remind|direct|advise|mention|add|act|respond|reply|trigger|generate|produce|state|claim|warn|recommend)\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors: append(cross([]string{"respond", "reply", "answer"}, []string{" "}, []string{"only with", "solely with", "exclusively with"}),
+				append(cross([]string{"output", "outputting", "display", "displaying", "print", "printing", "show", "showing", "return", "returning"}, []string{" only"}, []string{""}),
+					cross([]string{"by "}, []string{"replying", "responding", "outputting", "displaying", "showing", "printing"}, []string{" only"})...)...),
+			re: rule(`(?:respond|reply|answer)\s+(?:only|solely|exclusively)\s+with\b|` +
+				`(?:output(?:ting)?|display(?:ing)?|print(?:ing)?|show(?:ing)?|return(?:ing)?)\s+only\s*(?::|this\b|the\s+(?:message|text|phrase|following))|` +
+				`by\s+(?:replying|responding|outputting|displaying|showing|printing)\s+only\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{
+			anchors: append(append(cross([]string{"while "}, []string{"", "you "}, []string{"summariz*", "summaris*", "compiling", "composing", "drafting", "answering"}),
+				cross([]string{"as you "}, []string{"summariz*", "summaris*", "compile", "compose", "draft", "answer"}, []string{""})...),
+				"emulate", "simulate", "feign"),
+			re: rule(`(?:while\s+(?:you\s+)?(?:summari[sz]ing|compiling|composing|drafting|answering)|as\s+you\s+(?:summari[sz]e|compile|compose|draft|answer))\b[^,.;:!?\n]{0,80},\s*` +
+				`(?:(?:briefly|politely|subtly|gracefully|naturally|casually|discreetly|unobtrusively|seamlessly|kindly|also)\s+)?` +
+				`(?:weave|insert|mention|include|add|recommend|advise|note|embed|incorporate|inform|tell|state|display|output|remind|direct|promote|highlight|reference|endorse|praise|suggest)\b|` +
+				`(?:emulate|simulate|feign)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}(?:glitch|error|failure|crash|outage|disruption|timeout|malfunction|breakdown)s?\s+(?:by|before|and\s+(?:reply|respond|output|display|show|print))\b`),
 			tail:       true,
 			aggressive: true,
 		},
