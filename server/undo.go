@@ -93,7 +93,9 @@ func (k *keptRun) finished() *store.UndoPut {
 	defer k.drop()
 	put, err := k.p.Finished()
 	if err != nil {
-		k.run.log.Warn("recording what a run left for undo failed; the run cannot be undone", "err", err)
+		k.run.log.Warn("reading what a run left for undo failed; undoing it will need force", "err", err)
+		k.p.Begun()
+		k.p = nil
 		return nil
 	}
 	return put
@@ -109,10 +111,15 @@ func (k *keptRun) drop() {
 }
 
 // kept tells the undo records that the finished record is stored (ok) or
-// could not be.
+// could not be: then the store holds the record as the run began, and undo
+// counts it so.
 func (k *keptRun) kept(ok bool) {
-	if k != nil && k.p != nil && ok {
+	switch {
+	case k == nil || k.p == nil:
+	case ok:
 		k.p.Kept()
+	default:
+		k.p.Begun()
 	}
 }
 

@@ -113,6 +113,8 @@ type Pending struct {
 	ws  *tools.Workspace
 	rec *Record
 	ch  tools.Changes
+	// begun is the record as Prepare gave it to be stored before the run.
+	begun []byte
 }
 
 // Begin records what the run will replace, before it runs: the state of
@@ -169,7 +171,7 @@ func (k *Keeper) Prepare(ws *tools.Workspace, run Run, ch tools.Changes) (_ *Pen
 	if err != nil {
 		return nil, put, err
 	}
-	return &Pending{k: k, ws: ws, rec: rec, ch: ch}, put, nil
+	return &Pending{k: k, ws: ws, rec: rec, ch: ch, begun: put.Record.Data}, put, nil
 }
 
 // encodeRecord is r as the vault keeps it, with the blobs it adds.
@@ -269,8 +271,7 @@ func (p *Pending) Finished() (*store.UndoPut, error) {
 
 // Kept counts the record Finished returned once it is stored: undo can take
 // the run back from now on, and the oldest records go to keep within the
-// limits. A record whose write failed is not counted: the store holds it as
-// the run began, which undo reads after a restart as a run that was cut short.
+// limits. A record whose write failed is counted by Begun instead.
 func (p *Pending) Kept() {
 	k := p.k
 	k.mu.Lock()
@@ -287,6 +288,25 @@ func (p *Pending) Kept() {
 			_ = k.saveSession(p.rec.Session, st)
 		}
 	}
+	k.evict()
+}
+
+// Begun counts the record as the store holds it when what the run left could
+// not be read or stored (Finished failed, or the write carrying its result
+// did): begun, with the run's end unknown. Undo then treats the run as one
+// that was cut short, here as after a restart: its files may be half written,
+// so taking it back needs force. Without this, undo in this process would
+// leave the run's changes in place and report the turn undone.
+func (p *Pending) Begun() {
+	var r Record
+	if json.Unmarshal(p.begun, &r) != nil {
+		return
+	}
+	k := p.k
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.recs = append(k.recs, &r)
+	k.hold(&r)
 	k.evict()
 }
 
