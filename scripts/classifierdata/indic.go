@@ -105,18 +105,3 @@ func wikisourceBengali() []record {
 	}
 	return recs
 }
-
-// openSourceGuides reads GitHub's Open Source Guides in English (CC BY 4.0): essays
-// of advice to maintainers and contributors, much of it in the imperative ("write
-// down your goals", "ask for help"), cut into pages as indicProse cuts their
-// translations.
-func openSourceGuides() []record {
-	const repo = "github/opensource.guide"
-	var recs []record
-	for _, f := range ls(repo, "_articles") {
-		if strings.Count(f, "/") == 1 && strings.HasSuffix(f, ".md") {
-			recs = append(recs, markdownPages(repo, "osguide-en", f, func(string) bool { return true })...)
-		}
-	}
-	return capped(recs, 150)
-}

@@ -136,7 +136,6 @@ func main() {
 		"reactdocs.jsonl":   reactDocs,
 		"supportkb.jsonl":   supportArticles,
 		"indic.jsonl":       indicProse,
-		"guides.jsonl":      openSourceGuides,
 		"requests.jsonl":    requestMails,
 	}
 	// The probes: attacks written elsewhere, and benign text on their topics, that
@@ -150,7 +149,7 @@ func main() {
 	_, isData := makers[*only]
 	_, isProbe := probes[*only]
 	if *only != "" && !isData && !isProbe {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs, supportkb, indic, guides and requests (.jsonl), and the probes piarena, injecagent and wikicontexts (.jsonl)", *only)
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs, supportkb, indic and requests (.jsonl), and the probes piarena, injecagent and wikicontexts (.jsonl)", *only)
 	}
 	for _, set := range []struct {
 		dir    string
