@@ -43,7 +43,9 @@
 // sanitized cannot close its wrapper either.
 //
 // The aggressive mode (the zero value of Options) adds what costs some precision:
-// orders addressed to an AI, markdown-image exfiltration links, the common phrasings
+// orders addressed to an AI, orders about the answer of the model that reads the
+// text ("at the start of your answer, ...", "before responding, inform the user
+// that ..."), markdown-image exfiltration links, the common phrasings
 // in Spanish, Italian, Portuguese, Dutch, Polish, Turkish, Vietnamese, French, German,
 // Chinese and Russian, role-like XML tags such as <user>, and the collapse of words
 // and lines repeated many times.
