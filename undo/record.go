@@ -8,9 +8,10 @@
 // content), with the paths the run will create. After the run, Finished reads
 // what the run left behind, so that a later change by the user is seen as a
 // conflict. The server stores both with the run's ledger records (store.Start
-// and store.Finish carry them) and calls Kept once the second is stored; Begin
-// and Finish do the same with writes of their own, for a caller without a
-// ledger. Undo builds a plan for a turn and every later turn, newest run
+// and store.Finish carry them) and calls Kept once the second is stored, or
+// Begun when it could not be (the record then counts as the store holds it, a
+// run cut short); Begin and Finish do the same with writes of their own, for a
+// caller without a ledger. Undo builds a plan for a turn and every later turn, newest run
 // first, checks every path before changing any, writes the plan to a journal,
 // applies it and marks it done; Recover finishes or rolls back a journal left
 // by a killed process, so the workspace is either fully restored or untouched.
