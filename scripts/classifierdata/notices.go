@@ -14,13 +14,18 @@ import (
 // security, access, code) while addressing the reader with no instruction to a
 // model. Each template is its own group, so a template never straddles the split.
 func notices() []record {
-	rng := rand.New(rand.NewPCG(29, 2026))
+	return templateMails(rand.New(rand.NewPCG(29, 2026)), noticeTemplates, noticeSlots, 10, "notices", "notice")
+}
+
+// templateMails fills each template n times from slots (rng decides the
+// values) and labels the mails benign, each template its own group: the
+// source is ai-lab/<src>/<kind>, the group <group>/<index>.
+func templateMails(rng *rand.Rand, templates []noticeTemplate, slots map[string][]string, n int, src, group string) []record {
 	var recs []record
-	for ti, t := range noticeTemplates {
-		for range 10 {
-			text := fillNotice(rng, t.text)
-			recs = append(recs, record{Text: text, Label: 0, Cat: "email",
-				Src: "ai-lab/notices/" + t.kind, Group: fmt.Sprintf("notice/%d", ti)})
+	for ti, t := range templates {
+		for range n {
+			recs = append(recs, record{Text: fillFrom(rng, t.text, slots), Label: 0, Cat: "email",
+				Src: "ai-lab/" + src + "/" + t.kind, Group: fmt.Sprintf("%s/%d", group, ti)})
 		}
 	}
 	return recs
@@ -49,7 +54,9 @@ var noticeSlots = map[string][]string{
 	"plan":     {"Pro", "Team", "Business", "Plus", "Starter"},
 }
 
-func fillNotice(rng *rand.Rand, t string) string {
+// fillFrom replaces each {slot} of t with a value of slots; it stops at the
+// first brace that names no slot.
+func fillFrom(rng *rand.Rand, t string, slots map[string][]string) string {
 	for {
 		i := strings.IndexByte(t, '{')
 		if i < 0 {
@@ -59,8 +66,7 @@ func fillNotice(rng *rand.Rand, t string) string {
 		if j < 0 {
 			return t
 		}
-		key := t[i+1 : i+j]
-		vals, ok := noticeSlots[key]
+		vals, ok := slots[t[i+1:i+j]]
 		if !ok {
 			return t
 		}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"strings"
 )
 
 // requestMails generates whole emails, written for this project, whose point is a
@@ -16,16 +14,7 @@ import (
 // and, besides English, Spanish, German, French, Turkish, Hindi and Bengali. Each template is
 // its own group, so a template never straddles the split.
 func requestMails() []record {
-	rng := rand.New(rand.NewPCG(31, 2026))
-	var recs []record
-	for ti, t := range requestTemplates {
-		for range 8 {
-			text := fillRequest(rng, t.text)
-			recs = append(recs, record{Text: text, Label: 0, Cat: "email",
-				Src: "ai-lab/requests/" + t.kind, Group: fmt.Sprintf("request/%d", ti)})
-		}
-	}
-	return recs
+	return templateMails(rand.New(rand.NewPCG(31, 2026)), requestTemplates, requestSlots, 8, "requests", "request")
 }
 
 var requestSlots = map[string][]string{
@@ -41,24 +30,6 @@ var requestSlots = map[string][]string{
 	"project": {"the Q3 rollout", "the spring fair", "the warehouse move", "the audit", "the new website", "the board retreat", "the kitchen renovation"},
 	"system":  {"Workday", "the HR portal", "BambooHR", "the expense tool", "Okta", "the VPN client", "Outlook", "the parent portal"},
 	"count":   {"two", "three", "four", "five", "ten"},
-}
-
-func fillRequest(rng *rand.Rand, t string) string {
-	for {
-		i := strings.IndexByte(t, '{')
-		if i < 0 {
-			return t
-		}
-		j := strings.IndexByte(t[i:], '}')
-		if j < 0 {
-			return t
-		}
-		vals, ok := requestSlots[t[i+1:i+j]]
-		if !ok {
-			return t
-		}
-		t = t[:i] + pick(rng, vals) + t[i+j+1:]
-	}
 }
 
 var requestTemplates = []noticeTemplate{
