@@ -35,39 +35,8 @@ func TestUndoRecordsTravelWithTheLedger(t *testing.T) {
 		{"the second start fails", map[string]int{"StartExecution": 2}, 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			ws := filepath.Join(dir, "ws")
-			if err := os.MkdirAll(ws, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("old a\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			model := llmtest.NewServer(t, llmtest.Calls(
-				llmtest.Call("call_a", "write_file", `{"path": "a.txt", "content": "new a\n"}`),
-				llmtest.Call("call_b", "write_file", `{"path": "b.txt", "content": "new b\n"}`),
-			), honestResults(), honestResults())
-			cfg := rigConfig(t, dir, "minimal", model.URL())
-			db, err := sqlite.Open(filepath.Join(dir, "state", server.DBFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			fs := &faultStore{Store: db, failAt: tc.failAt}
-			srv, err := server.New(server.Options{Config: cfg, Models: wireModels(30 * time.Second), Store: fs, Toolbox: server.NewToolbox(nil),
-				Token: "rig-token", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := httptest.NewServer(srv.Handler())
-			t.Cleanup(func() { h.Close(); srv.Close(); db.Close() })
-
-			var reply api.TurnReply
-			doJSON(t, h.URL, "rig-token", "POST", "/chat", api.ChatRequest{Message: "write both"}, &reply)
-			sessions, err := db.Sessions(context.Background())
-			if err != nil || len(sessions) != 1 {
-				t.Fatalf("sessions: %+v %v", sessions, err)
-			}
-			reply.SessionID = sessions[0].ID
+			rig := newTwoWritesRig(t, tc.failAt)
+			h, db, fs, ws := rig.h, rig.db, rig.fs, rig.ws
 			fs.mu.Lock()
 			undoWrites := fs.calls["PutUndoRecord"]
 			fs.mu.Unlock()
@@ -100,7 +69,7 @@ func TestUndoRecordsTravelWithTheLedger(t *testing.T) {
 			}
 
 			var undone api.UndoReply
-			if code := doJSON(t, h.URL, "rig-token", "POST", "/sessions/"+reply.SessionID+"/undo", api.UndoRequest{}, &undone); code != 200 {
+			if code := doJSON(t, h.URL, "rig-token", "POST", "/sessions/"+rig.session+"/undo", api.UndoRequest{}, &undone); code != 200 {
 				t.Fatalf("undo: %d %+v", code, undone)
 			}
 			if got, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(got) != "old a\n" {
@@ -111,4 +80,53 @@ func TestUndoRecordsTravelWithTheLedger(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A twoWritesRig is a server over a store that fails the chosen writes
+// (faultStore), whose model asks for two write_file runs in one round
+// (a.txt, which holds "old a\n", and b.txt, new), after one turn "write both"
+// has been played.
+type twoWritesRig struct {
+	h       *httptest.Server
+	db      *sqlite.Store
+	fs      *faultStore
+	ws      string // the workspace
+	session string // the turn's session
+}
+
+func newTwoWritesRig(t *testing.T, failAt map[string]int) twoWritesRig {
+	t.Helper()
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("old a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := llmtest.NewServer(t, llmtest.Calls(
+		llmtest.Call("call_a", "write_file", `{"path": "a.txt", "content": "new a\n"}`),
+		llmtest.Call("call_b", "write_file", `{"path": "b.txt", "content": "new b\n"}`),
+	), honestResults(), honestResults())
+	cfg := rigConfig(t, dir, "minimal", model.URL())
+	db, err := sqlite.Open(filepath.Join(dir, "state", server.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := &faultStore{Store: db, failAt: failAt}
+	srv, err := server.New(server.Options{Config: cfg, Models: wireModels(30 * time.Second), Store: fs, Toolbox: server.NewToolbox(nil),
+		Token: "rig-token", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { h.Close(); srv.Close(); db.Close() })
+
+	var reply api.TurnReply
+	doJSON(t, h.URL, "rig-token", "POST", "/chat", api.ChatRequest{Message: "write both"}, &reply)
+	sessions, err := db.Sessions(context.Background())
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions: %+v %v", sessions, err)
+	}
+	return twoWritesRig{h: h, db: db, fs: fs, ws: ws, session: sessions[0].ID}
 }
