@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -318,17 +317,7 @@ func TestKilledDuringGroupCommits(t *testing.T) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), "state", "ai-lab.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledDuringGroupCommits$")
-	cmd.Env = append(os.Environ(), groupCrashChildEnv+"="+path)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd, out := startChild(t, "TestKilledDuringGroupCommits", groupCrashChildEnv, path)
 	acked := map[string]int{} // session -> turns acknowledged
 	enough := make(chan struct{})
 	done := make(chan struct{})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,17 +30,7 @@ func TestKilledProcessLosesNoCommittedTurn(t *testing.T) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), "state", "ai-lab.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledProcessLosesNoCommittedTurn$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd, out := startChild(t, "TestKilledProcessLosesNoCommittedTurn", crashChildEnv, path)
 	ready := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -86,6 +77,25 @@ func TestKilledProcessLosesNoCommittedTurn(t *testing.T) {
 	if e, err := s.Execution(ctx, "read_file_1763769600123_0a1b2c3d"); err != nil || !e.Completed {
 		t.Errorf("ledger record after the kill = %+v, %v", e, err)
 	}
+}
+
+// startChild runs this test binary's test named test as a child process, with
+// env set to the database path, and returns it with its standard output; the
+// child is killed when the test ends.
+func startChild(t *testing.T, test, env, path string) (*exec.Cmd, io.Reader) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env+"="+path)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, out
 }
 
 // crashChild writes one turn and one ledger record, says so, and blocks until

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -79,15 +78,7 @@ func TestTakeOverFromAKilledProcess(t *testing.T) {
 	if err := s.CreateSession(ctx, "s_1", "t", t0); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTakeOverFromAKilledProcess$")
-	cmd.Env = append(os.Environ(), leaseChildEnv+"="+path)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startChild(t, "TestTakeOverFromAKilledProcess", leaseChildEnv, path)
 	buf := make([]byte, 7)
 	if _, err := out.Read(buf); err != nil || string(buf) != "running" {
 		cmd.Process.Kill()
