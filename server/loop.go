@@ -306,7 +306,7 @@ func (r *turnRun) storeEnds() {
 		if u := e.fin.Undo; u != nil {
 			err := r.s.store.PutUndoRecord(r.bg, u.Record, u.Blobs)
 			if err != nil {
-				r.log.Warn("recording what a run left for undo failed; the run cannot be undone", "execution_id", e.fin.Execution.ExecutionID, "err", err)
+				r.log.Warn("recording what a run left for undo failed; undoing it will need force", "execution_id", e.fin.Execution.ExecutionID, "err", err)
 			}
 			e.undo.kept(err == nil)
 		}
