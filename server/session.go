@@ -1,6 +1,7 @@
 package server
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -270,8 +271,15 @@ func messageSize(m llm.Message) int {
 // always stays).
 type histories struct {
 	mu    sync.Mutex
-	byID  map[string]*history
-	order []string // least recently used first
+	byID  map[string]*list.Element // of *kept
+	order list.List                // least recently used at the front
+	total int                      // the characters of every kept history
+}
+
+// kept is one entry of histories.
+type kept struct {
+	id string
+	h  *history
 }
 
 const maxHistories = 256
@@ -291,8 +299,11 @@ func (h *history) chars() int {
 
 // load returns the session's history at version, from memory when current.
 func (hs *histories) load(ctx context.Context, st Store, id string, version int64) (*history, error) {
+	var h *history
 	hs.mu.Lock()
-	h := hs.byID[id]
+	if e := hs.byID[id]; e != nil {
+		h = e.Value.(*kept).h
+	}
 	hs.mu.Unlock()
 	if h != nil && h.version == version {
 		hs.touch(id, h)
@@ -320,30 +331,34 @@ func (hs *histories) put(id string, h *history) { hs.touch(id, h) }
 func (hs *histories) forget(id string) {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	delete(hs.byID, id)
+	if e := hs.byID[id]; e != nil {
+		hs.drop(e)
+	}
 }
 
 func (hs *histories) touch(id string, h *history) {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if hs.byID == nil {
-		hs.byID = map[string]*history{}
+		hs.byID = map[string]*list.Element{}
 	}
-	hs.byID[id] = h
-	for i, o := range hs.order {
-		if o == id {
-			hs.order = append(hs.order[:i], hs.order[i+1:]...)
-			break
-		}
+	if e := hs.byID[id]; e != nil {
+		k := e.Value.(*kept)
+		hs.total += h.chars() - k.h.chars()
+		k.h = h
+		hs.order.MoveToBack(e)
+	} else {
+		hs.byID[id] = hs.order.PushBack(&kept{id: id, h: h})
+		hs.total += h.chars()
 	}
-	hs.order = append(hs.order, id)
-	total := 0
-	for _, h := range hs.byID {
-		total += h.chars()
+	for hs.order.Len() > 1 && (hs.order.Len() > maxHistories || hs.total > maxHistoryChars) {
+		hs.drop(hs.order.Front())
 	}
-	for len(hs.order) > 1 && (len(hs.order) > maxHistories || total > maxHistoryChars) {
-		total -= hs.byID[hs.order[0]].chars()
-		delete(hs.byID, hs.order[0])
-		hs.order = hs.order[1:]
-	}
+}
+
+// drop removes one entry; hs.mu is held.
+func (hs *histories) drop(e *list.Element) {
+	k := hs.order.Remove(e).(*kept)
+	delete(hs.byID, k.id)
+	hs.total -= k.h.chars()
 }
