@@ -19,6 +19,7 @@ type statements struct {
 	saveSession     *sql.Stmt
 	appendMessage   *sql.Stmt
 	saveTraceRow    *sql.Stmt
+	endTraceRow     *sql.Stmt
 	appendTraceCall *sql.Stmt
 	indexTraceTool  *sql.Stmt
 	clearTraceCalls *sql.Stmt
@@ -54,6 +55,7 @@ func (st *statements) each() []struct {
 		{&st.saveSession, statementSQL["saveSession"]},
 		{&st.appendMessage, statementSQL["appendMessage"]},
 		{&st.saveTraceRow, statementSQL["saveTraceRow"]},
+		{&st.endTraceRow, statementSQL["endTraceRow"]},
 		{&st.appendTraceCall, statementSQL["appendTraceCall"]},
 		{&st.indexTraceTool, statementSQL["indexTraceTool"]},
 		{&st.clearTraceCalls, statementSQL["clearTraceCalls"]},
@@ -121,6 +123,12 @@ INSERT INTO traces (trace_id, session_id, started_at, duration_ms, success) VALU
 ON CONFLICT (trace_id) DO UPDATE SET
 	session_id = excluded.session_id, started_at = excluded.started_at,
 	duration_ms = excluded.duration_ms, success = excluded.success`,
+	// A chain's later saves change only how long it took and whether it
+	// succeeded: setting only those rewrites two of the row's four index
+	// entries, where the upsert (whose SET names started_at, in every index)
+	// rewrites all four. It changes nothing when the row is not as given,
+	// and saveTraceRow then writes it.
+	"endTraceRow": `UPDATE traces SET duration_ms = ?4, success = ?5 WHERE trace_id = ?1 AND session_id = ?2 AND started_at = ?3`,
 	"appendTraceCall": `
 INSERT INTO trace_calls (trace_id, seq, call_id, parent_id, kind, tool_name, execution_id, arguments,
 	started_at, duration_ms, success, error, result)

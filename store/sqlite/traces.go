@@ -40,9 +40,17 @@ func (s *Store) saveTrace(ctx context.Context, t api.Trace) (err error) {
 // model round; the calls saved before are not written again. From 0 replaces
 // the stored chain whole.
 func (s *Store) appendTrace(ctx context.Context, tx *sql.Tx, t api.Trace, from int) error {
-	if _, err := tx.StmtContext(ctx, s.stmts.saveTraceRow).ExecContext(ctx,
-		t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success); err != nil {
+	args := []any{t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success}
+	res, err := tx.StmtContext(ctx, s.stmts.endTraceRow).ExecContext(ctx, args...)
+	if err != nil {
 		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		if _, err := tx.StmtContext(ctx, s.stmts.saveTraceRow).ExecContext(ctx, args...); err != nil {
+			return err
+		}
 	}
 	if from <= 0 || from > len(t.Calls) {
 		// A whole chain replaces what was stored under its id.
