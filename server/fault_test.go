@@ -126,6 +126,13 @@ func (f *faultStore) PutUndoRecord(ctx context.Context, rec store.UndoRecord, bl
 	return f.Store.PutUndoRecord(ctx, rec, blobs)
 }
 
+func (f *faultStore) DeleteUndoRecord(ctx context.Context, seq int64, blobs []string) error {
+	if err := f.hit("DeleteUndoRecord"); err != nil {
+		return err
+	}
+	return f.Store.DeleteUndoRecord(ctx, seq, blobs)
+}
+
 func (f *faultStore) Release(ctx context.Context, id string, o store.Owner) error {
 	if err := f.hit("Release"); err != nil {
 		return err

@@ -42,3 +42,39 @@ func TestUndoAfterTheResultOfARunWasLost(t *testing.T) {
 		t.Errorf("b.txt after undo: %v", err)
 	}
 }
+
+// TestUndoAfterARunThatChangedNothingCouldNotDropItsRecord: a run rewrites
+// a.txt with what it held, so its undo record, stored with its start, is
+// dropped when it ends; that delete fails. The store then still holds the
+// record as the run began, with its end unknown, and undo in the same
+// process must read it so, as a restart would: it refuses without force,
+// naming a.txt, instead of taking back only b.txt; with force it restores
+// both (a.txt to what it held).
+func TestUndoAfterARunThatChangedNothingCouldNotDropItsRecord(t *testing.T) {
+	rig := newWritesRig(t, map[string]int{"DeleteUndoRecord": 1}, `{"path": "a.txt", "content": "old a\n"}`)
+	h, ws, id := rig.h, rig.ws, rig.session
+	rig.fs.mu.Lock()
+	n := rig.fs.calls["DeleteUndoRecord"]
+	rig.fs.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d deletes of undo records, want the one of the run that changed nothing", n)
+	}
+	var refused api.ErrorBody
+	if code := doJSON(t, h.URL, "rig-token", "POST", "/sessions/"+id+"/undo", api.UndoRequest{}, &refused); code != 409 ||
+		refused.Error.Code != api.CodeConflict || !strings.Contains(refused.Error.Message, "a.txt") {
+		t.Fatalf("undo without force: %d %+v, want a 409 conflict naming a.txt", code, refused)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "b.txt")); string(got) != "new b\n" {
+		t.Errorf("a refused undo changed b.txt: %q", got)
+	}
+	var undone api.UndoReply
+	if code := doJSON(t, h.URL, "rig-token", "POST", "/sessions/"+id+"/undo", api.UndoRequest{Force: true}, &undone); code != 200 {
+		t.Fatalf("undo with force: %d %+v", code, undone)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(got) != "old a\n" {
+		t.Errorf("a.txt after undo: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "b.txt")); !os.IsNotExist(err) {
+		t.Errorf("b.txt after undo: %v", err)
+	}
+}

@@ -96,6 +96,13 @@ type twoWritesRig struct {
 
 func newTwoWritesRig(t *testing.T, failAt map[string]int) twoWritesRig {
 	t.Helper()
+	return newWritesRig(t, failAt, `{"path": "a.txt", "content": "new a\n"}`)
+}
+
+// newWritesRig is newTwoWritesRig with the first call's arguments given (the
+// second writes b.txt).
+func newWritesRig(t *testing.T, failAt map[string]int, firstArgs string) twoWritesRig {
+	t.Helper()
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "ws")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
@@ -105,7 +112,7 @@ func newTwoWritesRig(t *testing.T, failAt map[string]int) twoWritesRig {
 		t.Fatal(err)
 	}
 	model := llmtest.NewServer(t, llmtest.Calls(
-		llmtest.Call("call_a", "write_file", `{"path": "a.txt", "content": "new a\n"}`),
+		llmtest.Call("call_a", "write_file", firstArgs),
 		llmtest.Call("call_b", "write_file", `{"path": "b.txt", "content": "new b\n"}`),
 	), honestResults(), honestResults())
 	cfg := rigConfig(t, dir, "minimal", model.URL())
