@@ -271,13 +271,13 @@ func messageSize(m llm.Message) int {
 // always stays).
 type histories struct {
 	mu    sync.Mutex
-	byID  map[string]*list.Element // of *kept
+	byID  map[string]*list.Element // of *keptHistory
 	order list.List                // least recently used at the front
 	total int                      // the characters of every kept history
 }
 
-// kept is one entry of histories.
-type kept struct {
+// A keptHistory is one entry of histories.
+type keptHistory struct {
 	id string
 	h  *history
 }
@@ -302,7 +302,7 @@ func (hs *histories) load(ctx context.Context, st Store, id string, version int6
 	var h *history
 	hs.mu.Lock()
 	if e := hs.byID[id]; e != nil {
-		h = e.Value.(*kept).h
+		h = e.Value.(*keptHistory).h
 	}
 	hs.mu.Unlock()
 	if h != nil && h.version == version {
@@ -343,12 +343,12 @@ func (hs *histories) touch(id string, h *history) {
 		hs.byID = map[string]*list.Element{}
 	}
 	if e := hs.byID[id]; e != nil {
-		k := e.Value.(*kept)
+		k := e.Value.(*keptHistory)
 		hs.total += h.chars() - k.h.chars()
 		k.h = h
 		hs.order.MoveToBack(e)
 	} else {
-		hs.byID[id] = hs.order.PushBack(&kept{id: id, h: h})
+		hs.byID[id] = hs.order.PushBack(&keptHistory{id: id, h: h})
 		hs.total += h.chars()
 	}
 	for hs.order.Len() > 1 && (hs.order.Len() > maxHistories || hs.total > maxHistoryChars) {
@@ -358,7 +358,7 @@ func (hs *histories) touch(id string, h *history) {
 
 // drop removes one entry; hs.mu is held.
 func (hs *histories) drop(e *list.Element) {
-	k := hs.order.Remove(e).(*kept)
+	k := hs.order.Remove(e).(*keptHistory)
 	delete(hs.byID, k.id)
 	hs.total -= k.h.chars()
 }

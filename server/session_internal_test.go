@@ -12,7 +12,7 @@ import (
 func (hs *histories) keptIDs() string {
 	var ids []string
 	for e := hs.order.Front(); e != nil; e = e.Next() {
-		ids = append(ids, e.Value.(*kept).id)
+		ids = append(ids, e.Value.(*keptHistory).id)
 	}
 	return strings.Join(ids, " ")
 }
