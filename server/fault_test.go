@@ -133,6 +133,13 @@ func (f *faultStore) DeleteUndoRecord(ctx context.Context, seq int64, blobs []st
 	return f.Store.DeleteUndoRecord(ctx, seq, blobs)
 }
 
+func (f *faultStore) Renew(ctx context.Context, id string, o store.Owner, until time.Time) error {
+	if err := f.hit("Renew"); err != nil {
+		return err
+	}
+	return f.Store.Renew(ctx, id, o, until)
+}
+
 func (f *faultStore) Release(ctx context.Context, id string, o store.Owner) error {
 	if err := f.hit("Release"); err != nil {
 		return err

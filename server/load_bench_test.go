@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -222,6 +223,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 			}()
 			b.ResetTimer()
 			cpu0 := cpuTime()
+			created0 := goroutinesCreated()
 			sessionOf := make([]string, sessions)
 			overheads, errs := llmtest.PlaySessions(sessions, delay, func() bool { return left.Add(-1) >= 0 }, func(i, n int) (time.Duration, error) {
 				marker := fmt.Sprintf("marker-%d-%d", i, n)
@@ -246,6 +248,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 				return d, nil
 			})
 			cpu := cpuTime() - cpu0
+			created := goroutinesCreated() - created0
 			b.StopTimer()
 			close(stopWAL)
 			<-walDone
@@ -266,6 +269,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 			if tool {
 				b.ReportMetric(float64(invalid.Load()), "invalid")
 				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/turn")
+				b.ReportMetric(float64(created)/float64(b.N), "goroutines/turn")
 				b.ReportMetric(float64(walPeak)/(1<<20), "wal-peak-MB")
 				b.ReportMetric(float64(walIdle)/(1<<20), "wal-idle-MB")
 			}
@@ -380,4 +384,16 @@ func BenchmarkFirstToken(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds())/1000, "first-token-p50-ms")
 	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds())/1000, "first-token-p99-ms")
+}
+
+// goroutinesCreated is how many goroutines the process has started, the
+// server's, the fake model's and the client's together: each is a hand-off
+// that costs a wake-up on a mostly idle machine.
+func goroutinesCreated() uint64 {
+	m := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(m)
+	if m[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return m[0].Value.Uint64()
 }

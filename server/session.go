@@ -17,22 +17,25 @@ import (
 // leaseTerm is how long a session's lease lasts without renewal. A holder renews
 // it every leaseTerm/3 while its request runs; another process takes over a
 // lapsed lease, or at once when the holder's process has ended.
-const leaseTerm = 30 * time.Second
+var leaseTerm = 30 * time.Second // a variable for tests
 
 // A heldSession is a session this request has to itself: the in-process lock
 // (requests of one server queue in Go) and the lease in the database (requests
 // of other servers on the same state_dir queue there), renewed while it is held.
 // Its history is the session's conversation as of the lease.
 type heldSession struct {
-	s       *Server
-	id      string
-	unlock  func()
-	ctx     context.Context // the request's context, also cancelled when the lease is lost
-	cancel  context.CancelCauseFunc
-	stop    chan struct{}
-	stopped sync.WaitGroup
-	history *history
-	pending json.RawMessage // the session's pending state when it was taken
+	s      *Server
+	id     string
+	unlock func()
+	ctx    context.Context // the request's context, also cancelled when the lease is lost
+	cancel context.CancelCauseFunc
+	// renewal renews the lease every leaseTerm/3 while the session is held;
+	// renewing is held while a renewal runs, and stopped says close began.
+	renewal  *time.Timer
+	renewing sync.Mutex
+	stopped  bool
+	history  *history
+	pending  json.RawMessage // the session's pending state when it was taken
 	// released is set once a save gave the lease up.
 	released bool
 }
@@ -52,7 +55,7 @@ func (s *Server) hold(ctx context.Context, id string) (*heldSession, error) {
 		unlock()
 		return nil, err
 	}
-	h := &heldSession{s: s, id: id, unlock: unlock, stop: make(chan struct{}), pending: lease.Pending}
+	h := &heldSession{s: s, id: id, unlock: unlock, pending: lease.Pending}
 	h.ctx, h.cancel = context.WithCancelCause(ctx)
 	if lease.TookOver {
 		s.log.Warn("took over a session whose ai-server process ended or stopped renewing; its unfinished runs are marked interrupted", "session_id", id)
@@ -62,8 +65,11 @@ func (s *Server) hold(ctx context.Context, id string) (*heldSession, error) {
 		h.close()
 		return nil, err
 	}
-	h.stopped.Add(1)
-	go h.renew()
+	// A timer rather than a goroutine waiting on a ticker: most turns end
+	// before the first renewal, and then cost no goroutine and no wake-up.
+	h.renewing.Lock()
+	h.renewal = time.AfterFunc(leaseTerm/3, h.renew)
+	h.renewing.Unlock()
 	s.running.add(id, h)
 	return h, nil
 }
@@ -128,37 +134,38 @@ func (s *Server) acquire(ctx context.Context, id string) (store.Lease, error) {
 	}
 }
 
-// renew keeps the lease alive until close; a lost lease cancels the turn, so a
-// process that stalled past its lease never writes over its successor's work
-// (the store refuses its writes too).
+// renew renews the lease and sets the next renewal, until close; a lost lease
+// cancels the turn, so a process that stalled past its lease never writes over
+// its successor's work (the store refuses its writes too).
 func (h *heldSession) renew() {
-	defer h.stopped.Done()
-	t := time.NewTicker(leaseTerm / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.stop:
-			return
-		case <-t.C:
-			err := h.s.store.Renew(context.WithoutCancel(h.ctx), h.id, h.s.owner, h.s.now().Add(leaseTerm))
-			if errors.Is(err, store.ErrLeaseLost) {
-				h.s.log.Error("lost the lease of a session; its turn stops", "session_id", h.id)
-				h.cancel(errLeaseLost)
-				return
-			}
-			if err != nil {
-				h.s.log.Warn("renewing a session's lease failed", "session_id", h.id, "err", err)
-			}
-		}
+	h.renewing.Lock()
+	defer h.renewing.Unlock()
+	if h.stopped {
+		return
 	}
+	err := h.s.store.Renew(context.WithoutCancel(h.ctx), h.id, h.s.owner, h.s.now().Add(leaseTerm))
+	if errors.Is(err, store.ErrLeaseLost) {
+		h.s.log.Error("lost the lease of a session; its turn stops", "session_id", h.id)
+		h.cancel(errLeaseLost)
+		return
+	}
+	if err != nil {
+		h.s.log.Warn("renewing a session's lease failed", "session_id", h.id, "err", err)
+	}
+	h.renewal.Reset(leaseTerm / 3)
 }
 
 // close stops renewing, gives the lease up unless a save already did, and
 // unlocks the session in this process.
 func (h *heldSession) close() {
 	h.s.running.remove(h.id, h)
-	close(h.stop)
-	h.stopped.Wait()
+	// Waits for a renewal under way, so none runs after the release.
+	h.renewing.Lock()
+	h.stopped = true
+	if h.renewal != nil {
+		h.renewal.Stop()
+	}
+	h.renewing.Unlock()
 	if !h.released {
 		if err := h.s.store.Release(context.WithoutCancel(h.ctx), h.id, h.s.owner); err != nil {
 			h.s.log.Warn("releasing a session's lease failed; it lapses by itself", "session_id", h.id, "err", err)

@@ -11,3 +11,12 @@ func SetStreamWriteTimeout(d time.Duration) (restore func()) {
 	streamWriteTimeout = d
 	return func() { streamWriteTimeout = prev }
 }
+
+// SetLeaseTerm sets how long a session's lease lasts without renewal (it is
+// renewed every third of that), and returns a function that puts the previous
+// value back. Call it before the server under test starts.
+func SetLeaseTerm(d time.Duration) (restore func()) {
+	prev := leaseTerm
+	leaseTerm = d
+	return func() { leaseTerm = prev }
+}
