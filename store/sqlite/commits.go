@@ -210,20 +210,20 @@ func (s *Store) commitTogether(group []*groupWrite) bool {
 	return tx.Commit() == nil
 }
 
-// run calls w's write with its context stripped of cancellation when tx is
-// shared. A panic inside a write becomes its error: the writes waiting on the
-// leader must always get their answer.
+// run calls w's write with its context stripped of cancellation: its caller's
+// context was checked before the write began, a statement interrupted inside
+// a shared transaction would roll back the others' writes, and for a write
+// that is one statement outside a transaction (Acquire's) a cancellable
+// context costs database/sql and the driver a goroutine each. A panic inside
+// a write becomes its error: the writes waiting on the leader must always
+// get their answer.
 func run(w *groupWrite, tx *sql.Tx) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("store write panicked: %v", r)
 		}
 	}()
-	ctx := w.ctx
-	if tx != nil {
-		ctx = context.WithoutCancel(ctx)
-	}
-	return w.do(ctx, tx)
+	return w.do(context.WithoutCancel(w.ctx), tx)
 }
 
 // on returns stmt as it runs in tx, or stmt itself when tx is nil.
