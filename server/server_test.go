@@ -225,6 +225,30 @@ func TestSessionsListShowAndDelete(t *testing.T) {
 	}
 }
 
+// TestChatGoesOnAfterADeletedSessionAgesOut: the server keeps the decoded
+// conversations of the 256 sessions used last. A deleted session once left its
+// id in that order without its entry; when as many other sessions had been
+// used since, every turn's eviction reached it and panicked, and every chat
+// failed until a restart.
+func TestChatGoesOnAfterADeletedSessionAgesOut(t *testing.T) {
+	const others = 300 // more than the 256 conversations kept
+	steps := make([]llmtest.Step, 0, others+1)
+	for range others + 1 {
+		steps = append(steps, llmtest.Text("an answer"))
+	}
+	h := newHarness(t, "strict", steps...)
+	gone := h.chat("", "a session to delete")
+	if code := h.do("DELETE", "/sessions/"+gone.SessionID, nil, nil); code != 204 {
+		t.Fatalf("delete: %d", code)
+	}
+	for i := range others {
+		var r api.TurnReply
+		if code := h.do("POST", "/chat", api.ChatRequest{Message: fmt.Sprintf("question %d", i)}, &r); code != 200 {
+			t.Fatalf("chat in new session %d after the deleted one: status %d", i+1, code)
+		}
+	}
+}
+
 func TestPresetPUTRefusedWhileTheEnvironmentOverridesIt(t *testing.T) {
 	h := newHarness(t, "strict")
 	t.Setenv("AILAB_SAFETY_PRESET", "strict")
