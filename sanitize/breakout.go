@@ -487,23 +487,73 @@ func neutralizeBreakouts(s string, aggressive bool) (string, int, int) {
 
 // neutralizeBreakoutsScan is neutralizeBreakouts; paths is scanAnchorStartsPaths'.
 func neutralizeBreakoutsScan(s string, aggressive, paths bool) (string, int, int) {
+	cut := -1
+	if len(s) >= concurrentBreakoutHalves {
+		cut = len(s) / 2
+	}
+	return neutralizeBreakoutsCut(s, aggressive, paths, cut)
+}
+
+// concurrentBreakoutHalves is the text size from which neutralizeBreakouts scans
+// the two halves of the text at once. The scan is the longest layer, and on a long
+// page it is the last work left: the classifier and the layers before it are done,
+// and without the halves a core had nothing to do for its length.
+const concurrentBreakoutHalves = 1 << 20
+
+// A breakoutEdit is a replacement the breakout layer makes.
+type breakoutEdit struct {
+	start, end  int
+	instruction bool // counted as instruction_pattern, not breakout
+}
+
+// neutralizeBreakoutsCut is neutralizeBreakoutsScan with the starts before cut
+// and those from cut on scanned at once, on two goroutines (cut < 0 for one
+// scan). The scan of the second half begins as the scan of the whole would
+// continue at cut unless a replacement of the first half reached cut or past it;
+// then what the second half found is dropped and its starts are scanned again
+// from that replacement's end, as the scan of the whole does. Every match is
+// decided by the text alone, so the replacements are the same either way.
+func neutralizeBreakoutsCut(s string, aggressive, paths bool, cut int) (string, int, int) {
 	e := editor{src: s}
 	brk, tok := 0, 0
-	scanAnchorStartsPaths(s, func(i int) int {
-		end, layer := matchBreakout(s, i, aggressive)
-		if end <= i {
-			return -1
-		}
-		if layer == LayerInstructionPattern {
-			e.replace(i, end, markerInstruction)
+	for _, ed := range breakoutEdits(s, aggressive, paths, cut) {
+		if ed.instruction {
+			e.replace(ed.start, ed.end, markerInstruction)
 			tok++
 		} else {
-			e.replace(i, end, markerBreakout)
+			e.replace(ed.start, ed.end, markerBreakout)
 			brk++
 		}
-		return end
-	}, paths)
+	}
 	return e.result(), brk, tok
+}
+
+// breakoutEdits returns the replacements of neutralizeBreakoutsCut, in order.
+func breakoutEdits(s string, aggressive, paths bool, cut int) []breakoutEdit {
+	var first, second []breakoutEdit
+	visit := func(edits *[]breakoutEdit) func(int) int {
+		return func(i int) int {
+			end, layer := matchBreakout(s, i, aggressive)
+			if end <= i {
+				return -1
+			}
+			*edits = append(*edits, breakoutEdit{i, end, layer == LayerInstructionPattern})
+			return end
+		}
+	}
+	if cut < 0 {
+		scanAnchorRange(s, 0, len(s), -1, visit(&first), paths)
+	} else {
+		var wg sync.WaitGroup
+		wg.Go(func() { scanAnchorRange(s, cut, len(s), -1, visit(&second), paths) })
+		overrun := scanAnchorRange(s, 0, cut, -1, visit(&first), paths)
+		wg.Wait()
+		if overrun >= 0 {
+			second = second[:0]
+			scanAnchorRange(s, overrun, len(s), overrun, visit(&second), paths)
+		}
+	}
+	return append(first, second...)
 }
 
 // matchBreakout tries the rules of every anchor that matches at i and returns the

@@ -574,3 +574,70 @@ func FuzzRunsInPlace(f *testing.F) {
 		checkRunsInPlaceSame(t, s)
 	})
 }
+
+// checkBreakoutCutsSame compares the breakout layer's replacements with the text
+// scanned in one piece and in two halves at once, cut at every place of a short
+// text and, in a long one, around every replacement and at twenty places.
+func checkBreakoutCutsSame(t *testing.T, s string) {
+	t.Helper()
+	s, _, _ = normalizeInvisible(s) // the breakout layer sees normalized text
+	for _, aggressive := range []bool{false, true} {
+		want := breakoutEdits(s, aggressive, true, -1)
+		var cuts []int
+		if len(s) <= 600 {
+			for cut := 0; cut <= len(s); cut++ {
+				cuts = append(cuts, cut)
+			}
+		} else {
+			for k := 0; k <= 20; k++ {
+				cuts = append(cuts, len(s)*k/20)
+			}
+			for _, ed := range want {
+				for _, p := range []int{ed.start, ed.end} {
+					for d := -3; d <= 3; d++ {
+						if p+d >= 0 && p+d <= len(s) {
+							cuts = append(cuts, p+d)
+						}
+					}
+				}
+			}
+		}
+		for _, cut := range cuts {
+			if got := breakoutEdits(s, aggressive, true, cut); !slices.Equal(got, want) {
+				t.Fatalf("breakout layer (aggressive %v) cut at %d: %v, in one piece %v (text %+.300q)", aggressive, cut, got, want, s)
+			}
+		}
+	}
+}
+
+// TestBreakoutHalvesSameAsWhole: the breakout layer on two halves at once makes
+// the replacements it makes on the whole text, on the corpora, the benchmark
+// page (whose attacks are replaced) and the fuzz seeds, with the attacks placed
+// across the cut.
+func TestBreakoutHalvesSameAsWhole(t *testing.T) {
+	checkBreakoutCutsSame(t, multilingualText(t, 1)[:200000])
+	checkBreakoutCutsSame(t, realText(t)[:200000])
+	checkBreakoutCutsSame(t, benchPage(t)[:400000])
+	for _, s := range fuzzSeeds {
+		checkBreakoutCutsSame(t, s)
+		checkBreakoutCutsSame(t, s+" "+s+"x"+s)
+	}
+	page := benchPage(t)
+	for len(page) < concurrentBreakoutHalves {
+		page += page
+	}
+	for _, aggressive := range []bool{false, true} {
+		got, gb, gt := neutralizeBreakouts(page, aggressive)
+		want, wb, wt := neutralizeBreakoutsCut(page, aggressive, true, -1)
+		if got != want || gb != wb || gt != wt {
+			t.Fatalf("a %d-byte page (aggressive %v): %d %d in halves, %d %d in one piece", len(page), aggressive, gb, gt, wb, wt)
+		}
+	}
+}
+
+func FuzzBreakoutHalves(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		checkBreakoutCutsSame(t, s)
+	})
+}
