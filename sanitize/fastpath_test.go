@@ -8,7 +8,6 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -140,21 +139,16 @@ func checkCollapseRunsSame(t *testing.T, s string) {
 	t.Helper()
 	s, _, _ = normalizeInvisible(s) // the run layers see normalized text
 	for _, aggressive := range []bool{false, true} {
-		o1, n1, r1, d1 := collapseRunsScan(s, aggressive, true, false)
-		o2, n2, r2, d2 := collapseRunsScan(s, aggressive, false, false)
+		o1, n1, r1, d1 := collapseRunsScan(s, aggressive, true)
+		o2, n2, r2, d2 := collapseRunsScan(s, aggressive, false)
 		if o1 != o2 || n1 != n2 || r1 != r2 || d1 != d2 {
 			t.Errorf("collapseRuns(%+q, %v): the skip gives %+q %d %d %d, the byte-by-byte path %+q %d %d %d", s, aggressive, o1, n1, r1, d1, o2, n2, r2, d2)
-		}
-		// In place, on a copy of its own (which the call overwrites).
-		o3, n3, r3, d3 := collapseRunsOwned(strings.Clone(s), aggressive)
-		if o3 != o2 || n3 != n2 || r3 != r2 || d3 != d2 {
-			t.Errorf("collapseRuns(%+q, %v): in place gives %+q %d %d %d, the byte-by-byte path %+q %d %d %d", s, aggressive, o3, n3, r3, d3, o2, n2, r2, d2)
 		}
 	}
 }
 
 // TestCollapseRunsWideSkipSameAsCareful compares the run layers with and without
-// the skip over blocks of text outside ASCII, and in place, on the corpora and on runs of
+// the skip over blocks of text outside ASCII, on the corpora and on runs of
 // characters of every length placed at every offset of a block.
 func TestCollapseRunsWideSkipSameAsCareful(t *testing.T) {
 	checkCollapseRunsSame(t, multilingualText(t, 1))
@@ -383,27 +377,11 @@ func checkNormalizeCutsSame(t *testing.T, s string, most int) {
 			all = append(all, cut)
 		}
 	}
-	checkFresh(t, s, want, wantZW+wantUni)
 	for _, cuts := range append([][]int{all}, splitInts(all)...) {
 		got, gotZW, gotUni := normalizePieces(s, cuts)
 		if got != want || gotZW != wantZW || gotUni != wantUni {
 			t.Fatalf("normalizeInvisible(%+q) cut at %v gives %+q %d %d, whole %+q %d %d", s, cuts, got, gotZW, gotUni, want, wantZW, wantUni)
 		}
-		checkFresh(t, s, got, gotZW+gotUni)
-	}
-}
-
-// checkFresh checks what runLayers assumes when it lets the run layers shorten
-// the unicode layers' output in place: when they counted a change, their output
-// is a new string, apart from their input.
-func checkFresh(t *testing.T, in, out string, changes int) {
-	t.Helper()
-	if changes == 0 || len(out) == 0 || len(in) == 0 {
-		return
-	}
-	a, b := uintptr(unsafe.Pointer(unsafe.StringData(in))), uintptr(unsafe.Pointer(unsafe.StringData(out)))
-	if a < b+uintptr(len(out)) && b < a+uintptr(len(in)) {
-		t.Fatalf("normalizeInvisible(%+q) counted %d changes but its output shares the input's memory", in, changes)
 	}
 }
 
@@ -527,51 +505,6 @@ func FuzzSpeculativeBreakouts(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		checkSpeculativeBreakoutsSame(t, s)
-	})
-}
-
-// checkRunsInPlaceSame compares Sanitize(s, opts) with the run layers shortening the
-// unicode layers' output in place and with them copying it, and checks that s
-// itself is left as it was.
-func checkRunsInPlaceSame(t *testing.T, s string) {
-	t.Helper()
-	orig := strings.Clone(s)
-	for _, opts := range []Options{{}, {Mild: true}, {NoClassifier: true, Datamark: true}} {
-		inPlace, rep := Sanitize(s, opts)
-		copied, copiedRep := func() (string, Report) {
-			defer func(v bool) { runsInPlace = v }(runsInPlace)
-			runsInPlace = false
-			return Sanitize(s, opts)
-		}()
-		if inPlace != copied || !reflect.DeepEqual(rep, copiedRep) {
-			t.Fatalf("opts %+v: with the runs shortened in place, %d bytes %v; copied, %d bytes %v (input %.200q)",
-				opts, len(inPlace), rep, len(copied), copiedRep, s)
-		}
-		if s != orig {
-			t.Fatalf("Sanitize changed its input %.200q", orig)
-		}
-	}
-}
-
-// TestRunsInPlaceSameAsCopied: shortening the runs in place gives what copying
-// gives, on the corpora (where the unicode layers change text and the runs are
-// shortened), the benchmark page and the fuzz seeds.
-func TestRunsInPlaceSameAsCopied(t *testing.T) {
-	checkRunsInPlaceSame(t, multilingualText(t, 1))
-	checkRunsInPlaceSame(t, realText(t))
-	checkRunsInPlaceSame(t, benchPage(t))
-	for _, s := range fuzzSeeds {
-		checkRunsInPlaceSame(t, s)
-		checkRunsInPlaceSame(t, "\u3000"+s+"\n\n\n\n\n"+s)
-	}
-}
-
-func FuzzRunsInPlace(f *testing.F) {
-	addSeeds(f)
-	f.Add("\u00a0spam spam spam spam spam spam spam spam spam spam spam\n\n\n\n\nx")
-	f.Add("ｘ\nline\nline\nline\nline\nline\nline\n==========\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		checkRunsInPlaceSame(t, s)
 	})
 }
 

@@ -33,24 +33,14 @@ func isDelimiter(c byte) bool {
 // digits are never trimmed by repetition: indentation is meaningful in code, and a
 // shortened number would change a fact.
 func collapseRuns(s string, aggressive bool) (out string, newlines, repetition, delimiter int) {
-	return collapseRunsScan(s, aggressive, true, false)
-}
-
-// collapseRunsOwned is collapseRuns on a string that the caller has just built and
-// that nothing else refers to: the run layers only shorten text, so they shorten it
-// in its own memory (an inPlace editor) rather than copy it to a new buffer. s must
-// not be used after the call (its bytes change), only the result.
-func collapseRunsOwned(s string, aggressive bool) (out string, newlines, repetition, delimiter int) {
-	return collapseRunsScan(s, aggressive, true, true)
+	return collapseRunsScan(s, aggressive, true)
 }
 
 // collapseRunsScan is collapseRuns; skip says whether blocks of eight bytes may be
 // passed at once (see runStartCandidates), which the differential test turns off to
-// compare with the byte-by-byte path, and inPlace whether it may write over s (see
-// collapseRunsOwned). Every loop here reads s forward from where the last edit
-// ended, so an inPlace editor never overwrites bytes still to be read.
-func collapseRunsScan(s string, aggressive, skip, inPlace bool) (out string, newlines, repetition, delimiter int) {
-	e := editor{src: s, inPlace: inPlace}
+// compare with the byte-by-byte path.
+func collapseRunsScan(s string, aggressive, skip bool) (out string, newlines, repetition, delimiter int) {
+	e := editor{src: s}
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while they are ASCII, hold no newline and no byte
 		// equals its successor: nothing there can start a run. In a block that
@@ -155,8 +145,8 @@ func collapseRunsScan(s string, aggressive, skip, inPlace bool) (out string, new
 	if aggressive {
 		// Words first: collapsing words can make lines identical, never the reverse.
 		var w, l int
-		out, w = collapseWords(out, inPlace)
-		out, l = collapseLines(out, inPlace)
+		out, w = collapseWords(out)
+		out, l = collapseLines(out)
 		repetition += w + l
 	}
 	return out, newlines, repetition, delimiter
@@ -185,9 +175,9 @@ func runStartCandidates(s string, i int, x, y uint64) uint64 {
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 // collapseWords keeps three copies of a word repeated ten or more times in a row on
-// one line (token exhaustion: "spam spam spam ..."), in place when inPlace is set.
-func collapseWords(s string, inPlace bool) (string, int) {
-	e := editor{src: s, inPlace: inPlace}
+// one line (token exhaustion: "spam spam spam ...").
+func collapseWords(s string) (string, int) {
+	e := editor{src: s}
 	n := 0
 	for i := 0; i < len(s); {
 		if isSpace[s[i]] {
@@ -223,9 +213,9 @@ func collapseWords(s string, inPlace bool) (string, int) {
 }
 
 // collapseLines keeps three copies of a non-blank line repeated five or more times
-// in a row, in place when inPlace is set.
-func collapseLines(s string, inPlace bool) (string, int) {
-	e := editor{src: s, inPlace: inPlace}
+// in a row.
+func collapseLines(s string) (string, int) {
+	e := editor{src: s}
 	n := 0
 	for i := 0; i < len(s); {
 		end := lineEnd(s, i)

@@ -225,10 +225,7 @@ func runLayers(s string, aggressive bool, depth int, counts map[string]int) stri
 	counts[LayerZeroWidth] += zw
 	counts[LayerUnicode] += uni
 
-	// When the unicode layers changed the text, s is the new string they built,
-	// which nothing else refers to (every change is counted, and a changed text is
-	// always written to a new buffer): the run layers may shorten it in place.
-	s = runRunLayers(s, aggressive, runsInPlace && zw+uni > 0, counts)
+	s = runRunLayers(s, aggressive, counts)
 
 	patterns := counts[LayerInstructionPattern] + counts[LayerRolePrefix] + counts[LayerBreakout]
 	var wrap, tok, hashTok, role, jsonTok, links, brk, brkTok int
@@ -262,7 +259,7 @@ func runLayers(s string, aggressive bool, depth int, counts map[string]int) stri
 	// creates a pattern here because the runs were already trimmed once.
 	if counts[LayerInstructionPattern]+counts[LayerRolePrefix]+counts[LayerBreakout] > patterns &&
 		markersMayCompleteRun(s, aggressive) {
-		s = runRunLayers(s, aggressive, false, counts)
+		s = runRunLayers(s, aggressive, counts)
 	}
 	return s
 }
@@ -339,19 +336,9 @@ func lineRepeatsAt(s string, i int) bool {
 	return le < len(s) && s[le+1:lineEnd(s, le+1)] == line
 }
 
-// runsInPlace lets runLayers shorten the text the unicode layers built in place;
-// tests turn it off to compare with the copying path.
-var runsInPlace = true
-
-// runRunLayers runs the newlines, repetition and delimiter layers; owned says that
-// s may be shortened in place (see collapseRunsOwned).
-func runRunLayers(s string, aggressive, owned bool, counts map[string]int) string {
+func runRunLayers(s string, aggressive bool, counts map[string]int) string {
 	var nl, rp, dl int
-	if owned {
-		s, nl, rp, dl = collapseRunsOwned(s, aggressive)
-	} else {
-		s, nl, rp, dl = collapseRuns(s, aggressive)
-	}
+	s, nl, rp, dl = collapseRuns(s, aggressive)
 	counts[LayerNewlines] += nl
 	counts[LayerRepetition] += rp
 	counts[LayerDelimiter] += dl
@@ -360,41 +347,14 @@ func runRunLayers(s string, aggressive, owned bool, counts map[string]int) strin
 
 // An editor rebuilds a string only when the first edit arrives, so the common case of
 // clean text costs no allocation.
-//
-// An editor made with inPlace set writes the result over src itself, which must
-// then be memory no one else reads (see collapseRunsOwned), and every edit must
-// shorten the text or keep its length: the result is built in front of what is
-// still to be read, so the bytes written never overtake the bytes read. On a page
-// of megabytes this spares a new buffer of the page's size, which the kernel has to
-// map in page by page (writing to fresh memory ran at a sixteenth of the speed of
-// writing to memory already in use here).
 type editor struct {
-	src     string
-	b       strings.Builder
-	last    int // end of the source already copied or skipped
-	used    bool
-	inPlace bool
-	w       int // inPlace: the length of the result written so far
+	src  string
+	b    strings.Builder
+	last int // end of the source already copied or skipped
+	used bool
 }
 
 func (e *editor) replace(start, end int, with string) {
-	if e.inPlace {
-		if len(with) > end-start {
-			panic("sanitize: an in-place edit would lengthen the text")
-		}
-		e.used = true
-		// The source and the result share memory: copy moves overlapping bytes
-		// correctly, and e.w <= e.last <= start keeps the unread source intact.
-		// Until the first edit that shortens the text the bytes are in place.
-		buf := unsafe.Slice(unsafe.StringData(e.src), len(e.src))
-		if e.w < e.last {
-			copy(buf[e.w:], e.src[e.last:start])
-		}
-		e.w += start - e.last
-		e.w += copy(buf[e.w:], with)
-		e.last = end
-		return
-	}
 	if !e.used {
 		e.used = true
 		// Markers are longer than most of what they replace; leave room for a few
@@ -409,14 +369,6 @@ func (e *editor) replace(start, end int, with string) {
 func (e *editor) result() string {
 	if !e.used {
 		return e.src
-	}
-	if e.inPlace {
-		buf := unsafe.Slice(unsafe.StringData(e.src), len(e.src))
-		if e.w < e.last {
-			copy(buf[e.w:], e.src[e.last:])
-		}
-		e.w += len(e.src) - e.last
-		return unsafe.String(unsafe.StringData(e.src), e.w)
 	}
 	e.b.WriteString(e.src[e.last:])
 	return e.b.String()
