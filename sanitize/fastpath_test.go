@@ -508,46 +508,81 @@ func FuzzSpeculativeBreakouts(f *testing.F) {
 	})
 }
 
+// breakoutEditsCut returns the breakout layer's replacements with s cut into
+// chunks at cuts.
+func breakoutEditsCut(s string, aggressive bool, cuts []int) []breakoutEdit {
+	scan := newBreakoutScan(s, aggressive, true, cuts)
+	scan.run()
+	return scan.edits()
+}
+
 // checkBreakoutCutsSame compares the breakout layer's replacements with the text
-// scanned in one piece and in two halves at once, cut at every place of a short
-// text and, in a long one, around every replacement and at twenty places.
+// scanned in one piece and in chunks on two goroutines: cut once at every place
+// of a short text and, in a long one, around every replacement and at twenty
+// places; cut every few bytes; and cut at every byte around each replacement,
+// so that one reaches across several chunks.
 func checkBreakoutCutsSame(t *testing.T, s string) {
 	t.Helper()
 	s, _, _ = normalizeInvisible(s) // the breakout layer sees normalized text
 	for _, aggressive := range []bool{false, true} {
-		want := breakoutEdits(s, aggressive, true, -1)
-		var cuts []int
+		want := breakoutEditsCut(s, aggressive, nil)
+		var cuts [][]int
 		if len(s) <= 600 {
 			for cut := 0; cut <= len(s); cut++ {
-				cuts = append(cuts, cut)
+				cuts = append(cuts, []int{cut})
 			}
 		} else {
 			for k := 0; k <= 20; k++ {
-				cuts = append(cuts, len(s)*k/20)
+				cuts = append(cuts, []int{len(s) * k / 20})
 			}
 			for _, ed := range want {
 				for _, p := range []int{ed.start, ed.end} {
 					for d := -3; d <= 3; d++ {
 						if p+d >= 0 && p+d <= len(s) {
-							cuts = append(cuts, p+d)
+							cuts = append(cuts, []int{p + d})
 						}
 					}
 				}
 			}
 		}
+		for _, step := range []int{1, 3, 7, 64} {
+			if len(s)/step > 5000 {
+				continue
+			}
+			var every []int
+			for c := step; c < len(s); c += step {
+				every = append(every, c)
+			}
+			cuts = append(cuts, every)
+		}
+		var dense []int
+		for _, ed := range want {
+			for c := max(ed.start-2, 0, lastOf(dense)+1); c <= min(ed.end+2, len(s)); c++ {
+				dense = append(dense, c)
+			}
+		}
+		cuts = append(cuts, dense)
 		for _, cut := range cuts {
-			if got := breakoutEdits(s, aggressive, true, cut); !slices.Equal(got, want) {
-				t.Fatalf("breakout layer (aggressive %v) cut at %d: %v, in one piece %v (text %+.300q)", aggressive, cut, got, want, s)
+			if got := breakoutEditsCut(s, aggressive, cut); !slices.Equal(got, want) {
+				t.Fatalf("breakout layer (aggressive %v) cut at %v: %v, in one piece %v (text %+.300q)", aggressive, cut, got, want, s)
 			}
 		}
 	}
 }
 
-// TestBreakoutHalvesSameAsWhole: the breakout layer on two halves at once makes
-// the replacements it makes on the whole text, on the corpora, the benchmark
-// page (whose attacks are replaced) and the fuzz seeds, with the attacks placed
-// across the cut.
-func TestBreakoutHalvesSameAsWhole(t *testing.T) {
+// lastOf returns the last element of xs, or -1.
+func lastOf(xs []int) int {
+	if len(xs) == 0 {
+		return -1
+	}
+	return xs[len(xs)-1]
+}
+
+// TestBreakoutChunksSameAsWhole: the breakout layer on chunks at once makes the
+// replacements it makes on the whole text, on the corpora, the benchmark page
+// (whose attacks are replaced) and the fuzz seeds, with the attacks placed
+// across the cuts.
+func TestBreakoutChunksSameAsWhole(t *testing.T) {
 	checkBreakoutCutsSame(t, multilingualText(t, 1)[:200000])
 	checkBreakoutCutsSame(t, realText(t)[:200000])
 	checkBreakoutCutsSame(t, benchPage(t)[:400000])
@@ -556,19 +591,19 @@ func TestBreakoutHalvesSameAsWhole(t *testing.T) {
 		checkBreakoutCutsSame(t, s+" "+s+"x"+s)
 	}
 	page := benchPage(t)
-	for len(page) < concurrentBreakoutHalves {
+	for len(page) < concurrentBreakoutChunks {
 		page += page
 	}
 	for _, aggressive := range []bool{false, true} {
 		got, gb, gt := neutralizeBreakouts(page, aggressive)
-		want, wb, wt := neutralizeBreakoutsCut(page, aggressive, true, -1)
+		want, wb, wt := applyBreakouts(page, breakoutEditsCut(page, aggressive, nil))
 		if got != want || gb != wb || gt != wt {
-			t.Fatalf("a %d-byte page (aggressive %v): %d %d in halves, %d %d in one piece", len(page), aggressive, gb, gt, wb, wt)
+			t.Fatalf("a %d-byte page (aggressive %v): %d %d in chunks, %d %d in one piece", len(page), aggressive, gb, gt, wb, wt)
 		}
 	}
 }
 
-func FuzzBreakoutHalves(f *testing.F) {
+func FuzzBreakoutChunks(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		checkBreakoutCutsSame(t, s)
