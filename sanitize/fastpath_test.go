@@ -619,3 +619,71 @@ func FuzzBreakoutChunks(f *testing.F) {
 		checkBreakoutCutsSame(t, s)
 	})
 }
+
+// checkNormalizeAndCollapseSame compares the unicode and run layers read in
+// pieces (normalizeAndCollapse) with the two in turn on the whole text, cut at
+// each place isNormalizeCut allows (up to most of them) and at all of them.
+func checkNormalizeAndCollapseSame(t *testing.T, s string, most int) {
+	t.Helper()
+	var all []int
+	for cut := 1; cut < len(s) && len(all) < most; cut++ {
+		if isNormalizeCut(s, cut) {
+			all = append(all, cut)
+		}
+	}
+	for _, aggressive := range []bool{false, true} {
+		norm, zw, uni := normalizeInvisible(s)
+		want, nl, rp, dl := collapseRuns(norm, aggressive)
+		for _, cuts := range append([][]int{all}, splitInts(all)...) {
+			got, gzw, guni, gnl, grp, gdl := normalizeAndCollapseAt(s, aggressive, cuts)
+			if got != want || gzw != zw || guni != uni || gnl != nl || grp != rp || gdl != dl {
+				t.Fatalf("aggressive %v, cut at %v: %+.300q %d %d %d %d %d; in turn on the whole %+.300q %d %d %d %d %d (text %+.300q)",
+					aggressive, cuts, got, gzw, guni, gnl, grp, gdl, want, zw, uni, nl, rp, dl, s)
+			}
+		}
+	}
+}
+
+// TestNormalizeAndCollapseSameAsInTurn: reading the unicode and run layers in
+// pieces gives what they give in turn: on the corpora (cut as runLayers cuts
+// them), and on runs of every kind (line breaks, characters, delimiters, words,
+// lines) and the characters of TestNormalizeCutSameAsWhole on either side of a
+// cut.
+func TestNormalizeAndCollapseSameAsInTurn(t *testing.T) {
+	for _, s := range []string{multilingualText(t, 8<<20), realText(t)} {
+		cuts := normalizeCuts(s)
+		if len(cuts) < 4 {
+			t.Fatalf("only %d cuts in %d bytes", len(cuts), len(s))
+		}
+		for _, aggressive := range []bool{false, true} {
+			got, gzw, guni, gnl, grp, gdl := normalizeAndCollapse(s, aggressive)
+			norm, zw, uni := normalizeInvisible(s)
+			want, nl, rp, dl := collapseRuns(norm, aggressive)
+			if got != want || gzw != zw || guni != uni || gnl != nl || grp != rp || gdl != dl {
+				t.Fatalf("%d bytes in %d pieces, aggressive %v: %d %d %d %d %d, in turn %d %d %d %d %d",
+					len(s), len(cuts)+1, aggressive, gzw, guni, gnl, grp, gdl, zw, uni, nl, rp, dl)
+			}
+		}
+	}
+	checkNormalizeAndCollapseSame(t, multilingualText(t, 1)[:60000], 200)
+	runs := []string{"", "\n\n\n\n", "\n \n\t\n\r\n\n", "==========", "----------x", "ааааааааааааа",
+		"spam spam spam spam spam spam spam spam spam spam", "x\nx\nx\nx\nx\nx\n", "a\u0301", "\u200b", "ｅ\ufe0f", "\u3000"}
+	for _, before := range runs {
+		for _, after := range runs {
+			for _, line := range []string{"hello", "line two", "(see) x", "=========="} {
+				s := "text " + before + "\n" + line + after + "\n" + line + "\n" + line + "\n" + line + "\n" + line + "\n" + line + before
+				checkNormalizeAndCollapseSame(t, s, 8)
+				checkNormalizeAndCollapseSame(t, strings.Repeat(line+"\n", 7)+before+after, 8)
+			}
+		}
+	}
+}
+
+func FuzzNormalizeAndCollapse(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s + "\nhello " + s + "\n\n\n\n\nhello hello\nhello hello\n")
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkNormalizeAndCollapseSame(t, s, 8)
+	})
+}

@@ -217,12 +217,15 @@ func runLayers(s string, aggressive bool, depth int, counts map[string]int) stri
 	// reversed.
 	s = neutralizeReversed(s, depth, inner, counts)
 
-	var zw, uni int
-	s, zw, uni = normalizeInvisible(s)
+	// zero_width and unicode, then newlines, repetition and delimiter (see
+	// runRunLayers), in one pass over the pieces of a long text.
+	var zw, uni, nl, rp, dl int
+	s, zw, uni, nl, rp, dl = normalizeAndCollapse(s, aggressive)
 	counts[LayerZeroWidth] += zw
 	counts[LayerUnicode] += uni
-
-	s = runRunLayers(s, aggressive, counts)
+	counts[LayerNewlines] += nl
+	counts[LayerRepetition] += rp
+	counts[LayerDelimiter] += dl
 
 	patterns := counts[LayerInstructionPattern] + counts[LayerRolePrefix] + counts[LayerBreakout]
 	var wrap, tok, hashTok, role, jsonTok, links, brk, brkTok int
