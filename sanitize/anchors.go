@@ -427,10 +427,22 @@ func scanAnchorStarts(s string, visit func(pos int) int) { scanAnchorStartsPaths
 // scanAnchorStartsPaths is scanAnchorStarts; paths says whether mayHit may reject a
 // start, which the differential test turns off to compare with the walk alone.
 func scanAnchorStartsPaths(s string, visit func(pos int) int, paths bool) {
+	scanAnchorRange(s, 0, len(s), -1, visit, paths)
+}
+
+// scanAnchorRange is scanAnchorStartsPaths for the starts in s[from:to] (what it
+// reads after a start may lie past to), as the scan of the whole of s visits them
+// when no replacement before from reached from or past it; resumed, when it is
+// from or more, is where such a replacement ended, which the scan of the whole
+// would try first and count as a word start. It returns the end of the last
+// replacement when that is to or past it (then the scan of the whole would go on
+// from there, trying that end first: the starts after it must be scanned again),
+// else -1.
+func scanAnchorRange(s string, from, to, resumed int, visit func(pos int) int, paths bool) (overrun int) {
 	_, anchors := breakoutIndex()
-	next, resumed := 0, -1
+	next := from
 	try := func(pos int) {
-		for pos >= next && pos < len(s) {
+		for pos >= next && pos < to {
 			c := s[pos]
 			switch {
 			case c < utf8.RuneSelf:
@@ -452,9 +464,15 @@ func scanAnchorStartsPaths(s string, visit func(pos int) int, paths bool) {
 			pos = end
 		}
 	}
-	i := 0
+	if resumed >= from {
+		try(resumed)
+	}
+	i := next
 	var prev uint64 // the high bit set when the byte before i is an ASCII letter or digit
-	for i+8 <= len(s) {
+	if i > 0 && isASCIIAlnum(s[i-1]) {
+		prev = 0x80
+	}
+	for i+8 <= to {
 		if next > i {
 			// A replacement ended past i (and its end was tried): go on from there.
 			i, prev = next, 0
@@ -489,9 +507,13 @@ func scanAnchorStartsPaths(s string, visit func(pos int) int, paths bool) {
 		prev = m >> 56
 		i += 8
 	}
-	for ; i < len(s); i++ {
+	for ; i < to; i++ {
 		if c := s[i]; c >= 0xC0 || c < utf8.RuneSelf && isASCIIAlnum(c) && (i == 0 || !isASCIIAlnum(s[i-1])) {
 			try(i)
 		}
 	}
+	if next > from && next >= to { // a replacement (always past its start) reached to
+		return next
+	}
+	return -1
 }

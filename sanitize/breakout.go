@@ -2,10 +2,12 @@ package sanitize
 
 import (
 	"cmp"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -487,23 +489,154 @@ func neutralizeBreakouts(s string, aggressive bool) (string, int, int) {
 
 // neutralizeBreakoutsScan is neutralizeBreakouts; paths is scanAnchorStartsPaths'.
 func neutralizeBreakoutsScan(s string, aggressive, paths bool) (string, int, int) {
+	scan := newBreakoutScan(s, aggressive, paths, breakoutCuts(len(s)))
+	scan.run()
+	return applyBreakouts(s, scan.edits())
+}
+
+// A text of concurrentBreakoutChunks bytes or more is scanned by the breakout
+// layer in chunks of breakoutChunk bytes, on two goroutines at once (see
+// breakoutScan). The scan is the longest layer, and on a long page it was the
+// last work left, on one core: the classifier and the layers before it were done.
+const (
+	concurrentBreakoutChunks = 1 << 20
+	breakoutChunk            = 256 << 10
+)
+
+// breakoutCuts returns where the breakout layer cuts a text of n bytes into
+// chunks: none under concurrentBreakoutChunks.
+func breakoutCuts(n int) []int {
+	if n < concurrentBreakoutChunks {
+		return nil
+	}
+	var cuts []int
+	for c := breakoutChunk; c < n; c += breakoutChunk {
+		cuts = append(cuts, c)
+	}
+	return cuts
+}
+
+// A breakoutEdit is a replacement the breakout layer makes.
+type breakoutEdit struct {
+	start, end  int
+	instruction bool // counted as instruction_pattern, not breakout
+}
+
+// applyBreakouts makes the replacements in s and counts them as
+// neutralizeBreakouts does.
+func applyBreakouts(s string, edits []breakoutEdit) (string, int, int) {
 	e := editor{src: s}
 	brk, tok := 0, 0
-	scanAnchorStartsPaths(s, func(i int) int {
-		end, layer := matchBreakout(s, i, aggressive)
+	for _, ed := range edits {
+		if ed.instruction {
+			e.replace(ed.start, ed.end, markerInstruction)
+			tok++
+		} else {
+			e.replace(ed.start, ed.end, markerBreakout)
+			brk++
+		}
+	}
+	return e.result(), brk, tok
+}
+
+// A breakoutScan is the breakout layer's scan of a text cut into chunks, which
+// any goroutine that calls work helps with, a chunk at a time (so that a core
+// that is done with other work takes its share of what is left, where halves
+// given out in advance left one core to finish the second half alone).
+//
+// Each chunk is scanned as the scan of the whole text would continue at its
+// start when no replacement before it reached it (scanAnchorRange); edits
+// then puts the chunks together in order, and where a replacement did reach
+// the next chunk it drops what that chunk found and scans it again from the
+// replacement's end, as the scan of the whole does. Every match is decided by
+// the text alone, so the replacements are those of the scan of the whole.
+type breakoutScan struct {
+	s                 string
+	aggressive, paths bool
+	cuts              []int // chunk k is s[cuts[k]:cuts[k+1]]
+	next              atomic.Int64
+	found             [][]breakoutEdit // per chunk
+	overrun           []int            // per chunk: scanAnchorRange's result
+	helpers           sync.WaitGroup
+}
+
+// newBreakoutScan readies the scan of s cut at cuts (ascending, inside s).
+func newBreakoutScan(s string, aggressive, paths bool, cuts []int) *breakoutScan {
+	b := &breakoutScan{s: s, aggressive: aggressive, paths: paths}
+	b.cuts = append(append(append(make([]int, 0, len(cuts)+2), 0), cuts...), len(s))
+	b.found = make([][]breakoutEdit, len(b.cuts)-1)
+	b.overrun = make([]int, len(b.cuts)-1)
+	return b
+}
+
+// visit returns the visit function of scanAnchorRange that records what it
+// replaces in edits.
+func (b *breakoutScan) visit(edits *[]breakoutEdit) func(int) int {
+	return func(i int) int {
+		end, layer := matchBreakout(b.s, i, b.aggressive)
 		if end <= i {
 			return -1
 		}
-		if layer == LayerInstructionPattern {
-			e.replace(i, end, markerInstruction)
-			tok++
-		} else {
-			e.replace(i, end, markerBreakout)
-			brk++
-		}
+		*edits = append(*edits, breakoutEdit{i, end, layer == LayerInstructionPattern})
 		return end
-	}, paths)
-	return e.result(), brk, tok
+	}
+}
+
+// work scans chunks until none is left to take.
+func (b *breakoutScan) work() {
+	for {
+		k := int(b.next.Add(1) - 1)
+		if k >= len(b.found) {
+			return
+		}
+		b.overrun[k] = scanAnchorRange(b.s, b.cuts[k], b.cuts[k+1], -1, b.visit(&b.found[k]), b.paths)
+	}
+}
+
+// help starts a goroutine that works on the scan until it is done or stopped.
+func (b *breakoutScan) help() { b.helpers.Go(b.work) }
+
+// run scans every chunk, with a helper when there are several.
+func (b *breakoutScan) run() {
+	if len(b.found) > 1 {
+		b.help()
+	}
+	b.finish()
+}
+
+// finish works on the scan until every chunk is taken and waits for the
+// helpers to finish theirs.
+func (b *breakoutScan) finish() {
+	b.work()
+	b.helpers.Wait()
+}
+
+// stop lets the helpers give up what they have not started and waits for them.
+func (b *breakoutScan) stop() {
+	b.next.Store(math.MaxInt32)
+	b.helpers.Wait()
+}
+
+// edits returns the replacements of the whole scan, in order; every chunk has
+// been scanned.
+func (b *breakoutScan) edits() []breakoutEdit {
+	var out []breakoutEdit
+	over := -1 // where the last replacement ended, when that was past its chunk
+	for k, found := range b.found {
+		from, to := b.cuts[k], b.cuts[k+1]
+		switch {
+		case over < from:
+			out = append(out, found...)
+			over = b.overrun[k]
+		case over >= to:
+			// The chunk lies inside the replacement: nothing of it is scanned.
+		default:
+			var again []breakoutEdit
+			over = scanAnchorRange(b.s, over, to, over, b.visit(&again), b.paths)
+			out = append(out, again...)
+		}
+	}
+	return out
 }
 
 // matchBreakout tries the rules of every anchor that matches at i and returns the

@@ -118,11 +118,11 @@ func normalizeInvisible(s string) (out string, zeroWidth, uni int) {
 // normalizePieces is normalizeInvisible with the text cut into pieces at cuts
 // (ascending; none for the whole text at once), each piece normalized on its own
 // and written to the result: the three layers then read a piece the size of a
-// cache where they would each copy the whole text, and a long text is normalized
-// in two halves at once.
+// cache where they would each copy the whole text, and on a long text two
+// goroutines take the pieces one at a time.
 //
-// A cut before printable ASCII and after a line break, a space or other ASCII
-// punctuation changes nothing: no layer here reads across it. dropInvisible
+// A cut before printable ASCII and after a line break changes nothing: no layer
+// here reads across it. dropInvisible
 // decides each character alone, looking back only past invisible ones to a visible
 // character (the ASCII one after the cut); nfkcSpans reads stretches of non-ASCII
 // text with the one character before them, which after the cut is ASCII;
@@ -137,65 +137,127 @@ func normalizePieces(s string, cuts []int) (out string, zeroWidth, uni int) {
 	if len(cuts) == 0 {
 		return normalizeRounds(s)
 	}
-	// Two halves: the pieces before cuts[mid], and the rest. Each half keeps its
-	// normalized pieces (unchanged ones are slices of s), and the result is built
-	// once at its size: writing the halves to builders of their own and then the
-	// second after the first copied half the text once more and allocated it
-	// again, on a page of megabytes fresh memory the kernel has to map in.
-	mid := len(cuts) / 2
-	var first, second []string
-	var zw2, uni2 int
-	secondHalf := func() { second, zw2, uni2 = normalizeRange(s, cuts[mid], len(s), cuts[mid+1:]) }
+	// The pieces are normalized on the caller's goroutine and a helper, each
+	// taking the next piece left, and kept (unchanged ones are slices of s); the
+	// result is built once at its size. Halves given out in advance did worse:
+	// with the classifier on the other core, the helper waited for a core while
+	// the caller did its half, then did its own while the caller waited. And
+	// writing the pieces to builders of their own and then joining those copied
+	// the text once more, on a page of megabytes to fresh memory the kernel has
+	// to map in.
+	bounds := make([]int, 0, len(cuts)+2)
+	bounds = append(append(append(bounds, 0), cuts...), len(s))
+	type piece struct {
+		out     string
+		zw, uni int
+	}
+	pieces := make([]piece, len(bounds)-1)
+	var next atomic.Int64
+	work := func() {
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= len(pieces) {
+				return
+			}
+			p := &pieces[k]
+			p.out, p.zw, p.uni = normalizeRounds(s[bounds[k]:bounds[k+1]])
+		}
+	}
 	var wg sync.WaitGroup
-	concurrent := len(s) >= concurrentNormalize
-	if concurrent {
-		wg.Go(secondHalf)
+	if len(s) >= concurrentNormalize {
+		wg.Go(work)
 	}
-	first, zeroWidth, uni = normalizeRange(s, 0, cuts[mid], cuts[:mid])
-	if concurrent {
-		wg.Wait()
-	} else {
-		secondHalf()
+	work()
+	wg.Wait()
+	size := 0
+	for _, p := range pieces {
+		zeroWidth += p.zw
+		uni += p.uni
+		size += len(p.out)
 	}
-	zeroWidth += zw2
-	uni += uni2
 	if zeroWidth+uni == 0 {
 		return s, 0, 0 // every change is counted, so nothing changed
 	}
-	size := 0
-	for _, p := range first {
-		size += len(p)
-	}
-	for _, p := range second {
-		size += len(p)
-	}
 	var b strings.Builder
 	b.Grow(size)
-	for _, p := range first {
-		b.WriteString(p)
-	}
-	for _, p := range second {
-		b.WriteString(p)
+	for _, p := range pieces {
+		b.WriteString(p.out)
 	}
 	return b.String(), zeroWidth, uni
 }
 
-// normalizeRange normalizes s[from:to], cut into pieces at cuts, and returns the
-// normalized pieces in order.
-func normalizeRange(s string, from, to int, cuts []int) (pieces []string, zeroWidth, uni int) {
-	pieces = make([]string, 0, len(cuts)+1)
-	for k := 0; k <= len(cuts); k++ {
-		end := to
-		if k < len(cuts) {
-			end = cuts[k]
-		}
-		piece, zw, u := normalizeRounds(s[from:end])
-		pieces = append(pieces, piece)
-		zeroWidth += zw
-		uni += u
-		from = end
+// normalizeAndCollapse is normalizeInvisible followed by collapseRuns, what
+// runLayers does first. A long text is read in the pieces of normalizePieces,
+// each normalized and then its runs collapsed (all but the repeated lines) on the
+// same goroutine while it is in the cache, and the pieces are put together once,
+// where the run layers copied the whole normalized text again to a new buffer;
+// the repeated lines are collapsed in the whole text last. It gives what the two
+// calls give: a cut is made after a line break and before a character that is not
+// whitespace, which normalization leaves in place (see normalizePieces) and no run
+// but a run of lines reaches across (see collapseRunsInLines); and a run of lines
+// is looked for in the whole text, after the words were collapsed, as
+// collapseRuns does.
+func normalizeAndCollapse(s string, aggressive bool) (out string, zeroWidth, uni, newlines, repetition, delimiter int) {
+	return normalizeAndCollapseAt(s, aggressive, normalizeCuts(s))
+}
+
+// normalizeAndCollapseAt is normalizeAndCollapse with s cut at cuts (ascending,
+// places isNormalizeCut allows).
+func normalizeAndCollapseAt(s string, aggressive bool, cuts []int) (out string, zeroWidth, uni, newlines, repetition, delimiter int) {
+	if len(cuts) == 0 {
+		s, zeroWidth, uni = normalizeInvisible(s)
+		s, newlines, repetition, delimiter = collapseRuns(s, aggressive)
+		return s, zeroWidth, uni, newlines, repetition, delimiter
 	}
-	return pieces, zeroWidth, uni
+	bounds := make([]int, 0, len(cuts)+2)
+	bounds = append(append(append(bounds, 0), cuts...), len(s))
+	type piece struct {
+		out                     string
+		zw, uni, nl, rep, delim int
+	}
+	pieces := make([]piece, len(bounds)-1)
+	var next atomic.Int64
+	work := func() {
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= len(pieces) {
+				return
+			}
+			p := &pieces[k]
+			p.out, p.zw, p.uni = normalizeRounds(s[bounds[k]:bounds[k+1]])
+			p.out, p.nl, p.rep, p.delim = collapseRunsInLines(p.out, aggressive, true)
+		}
+	}
+	var wg sync.WaitGroup
+	if len(s) >= concurrentNormalize {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	size := 0
+	for _, p := range pieces {
+		zeroWidth += p.zw
+		uni += p.uni
+		newlines += p.nl
+		repetition += p.rep
+		delimiter += p.delim
+		size += len(p.out)
+	}
+	out = s // every change is counted, so with none nothing changed
+	if zeroWidth+uni+newlines+repetition+delimiter > 0 {
+		var b strings.Builder
+		b.Grow(size)
+		for _, p := range pieces {
+			b.WriteString(p.out)
+		}
+		out = b.String()
+	}
+	if aggressive {
+		var l int
+		out, l = collapseLines(out)
+		repetition += l
+	}
+	return out, zeroWidth, uni, newlines, repetition, delimiter
 }
 
 // normalizeRounds runs the zero_width and unicode layers over s until it reaches
@@ -229,15 +291,16 @@ const maxNormalizeRounds = 4
 // into: they stay in a core's cache from one layer to the next.
 const normalizePiece = 64 << 10
 
-// concurrentNormalize is the text size from which normalizeInvisible works on two
-// halves at once: the unicode layers are most of the work on text in other
+// concurrentNormalize is the text size from which normalizeInvisible works on
+// two goroutines: the unicode layers are most of the work on text in other
 // scripts, and on a page this size the goroutine costs nothing that shows.
 const concurrentNormalize = 1 << 20
 
 // normalizeCuts returns where normalizeInvisible may cut s (see normalizePieces):
-// the first place at or after every normalizePiece bytes where a line break, a
-// space or ASCII punctuation is followed by more printable ASCII than there are
-// rounds. Text with no such place (in a script without spaces) makes longer pieces.
+// the first place at or after every normalizePiece bytes where a line break is
+// followed by more printable ASCII than there are rounds, a space not first. Text
+// with no such place (in a script without spaces) makes longer pieces. The run
+// layers may cut there too (see normalizeAndCollapse).
 func normalizeCuts(s string) []int {
 	if len(s) < 2*normalizePiece {
 		return nil
@@ -249,17 +312,19 @@ func normalizeCuts(s string) []int {
 			i += normalizePiece
 			continue
 		}
-		i++
+		nl := strings.IndexByte(s[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		i += nl + 1 // just past a line break: the only places a cut may be
 	}
 	return cuts
 }
 
-// isNormalizeCut reports whether s may be cut before i (see normalizePieces).
+// isNormalizeCut reports whether s may be cut before i (see normalizePieces and
+// normalizeAndCollapse).
 func isNormalizeCut(s string, i int) bool {
-	if i < 1 || i+maxNormalizeRounds+1 > len(s) {
-		return false
-	}
-	if c := s[i-1]; c != '\n' && (c < 0x20 || c > 0x7E || isASCIIAlnum(c)) {
+	if i < 1 || i+maxNormalizeRounds+1 > len(s) || s[i-1] != '\n' || s[i] == ' ' {
 		return false
 	}
 	for k := i; k < i+maxNormalizeRounds+1; k++ {

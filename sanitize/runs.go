@@ -40,6 +40,20 @@ func collapseRuns(s string, aggressive bool) (out string, newlines, repetition, 
 // passed at once (see runStartCandidates), which the differential test turns off to
 // compare with the byte-by-byte path.
 func collapseRunsScan(s string, aggressive, skip bool) (out string, newlines, repetition, delimiter int) {
+	out, newlines, repetition, delimiter = collapseRunsInLines(s, aggressive, skip)
+	if aggressive {
+		var l int
+		out, l = collapseLines(out)
+		repetition += l
+	}
+	return out, newlines, repetition, delimiter
+}
+
+// collapseRunsInLines is collapseRunsScan but for the repeated lines: runs of a
+// character, of line breaks and (aggressive mode) of a word. None of them reaches
+// across a line break followed by a character other than whitespace, so a text
+// cut there may be read in pieces (see normalizeAndCollapse).
+func collapseRunsInLines(s string, aggressive, skip bool) (out string, newlines, repetition, delimiter int) {
 	e := editor{src: s}
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while they are ASCII, hold no newline and no byte
@@ -143,11 +157,11 @@ func collapseRunsScan(s string, aggressive, skip bool) (out string, newlines, re
 	}
 	out = e.result()
 	if aggressive {
-		// Words first: collapsing words can make lines identical, never the reverse.
-		var w, l int
+		// Words first (and lines after, in collapseRunsScan): collapsing words can
+		// make lines identical, never the reverse.
+		var w int
 		out, w = collapseWords(out)
-		out, l = collapseLines(out)
-		repetition += w + l
+		repetition += w
 	}
 	return out, newlines, repetition, delimiter
 }

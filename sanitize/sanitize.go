@@ -182,24 +182,21 @@ var concurrentBreakouts = 1 << 20
 // goroutine, and gives its result when t is s itself (the same bytes at the same
 // address, which the layers in between return when they change nothing);
 // otherwise, and for a shorter text, it scans t.
+//
+// The scan of s is cut into chunks (see breakoutScan); the goroutine takes them
+// one by one, and when t is s the caller takes its share of those left.
 func speculateBreakouts(s string, aggressive bool) func(t string) (string, int, int) {
 	if len(s) < concurrentBreakouts || len(s) == 0 {
 		return func(t string) (string, int, int) { return neutralizeBreakouts(t, aggressive) }
 	}
-	type result struct {
-		out      string
-		brk, tok int
-	}
-	done := make(chan result, 1)
-	go func() {
-		out, brk, tok := neutralizeBreakouts(s, aggressive)
-		done <- result{out, brk, tok}
-	}()
+	scan := newBreakoutScan(s, aggressive, true, breakoutCuts(len(s)))
+	scan.help()
 	return func(t string) (string, int, int) {
-		r := <-done // waited for even when unused, so no scan outlives the call
 		if len(t) == len(s) && unsafe.StringData(t) == unsafe.StringData(s) {
-			return r.out, r.brk, r.tok
+			scan.finish()
+			return applyBreakouts(s, scan.edits())
 		}
+		scan.stop() // waited for even when unused, so no scan outlives the call
 		return neutralizeBreakouts(t, aggressive)
 	}
 }
@@ -220,12 +217,15 @@ func runLayers(s string, aggressive bool, depth int, counts map[string]int) stri
 	// reversed.
 	s = neutralizeReversed(s, depth, inner, counts)
 
-	var zw, uni int
-	s, zw, uni = normalizeInvisible(s)
+	// zero_width and unicode, then newlines, repetition and delimiter (see
+	// runRunLayers), in one pass over the pieces of a long text.
+	var zw, uni, nl, rp, dl int
+	s, zw, uni, nl, rp, dl = normalizeAndCollapse(s, aggressive)
 	counts[LayerZeroWidth] += zw
 	counts[LayerUnicode] += uni
-
-	s = runRunLayers(s, aggressive, counts)
+	counts[LayerNewlines] += nl
+	counts[LayerRepetition] += rp
+	counts[LayerDelimiter] += dl
 
 	patterns := counts[LayerInstructionPattern] + counts[LayerRolePrefix] + counts[LayerBreakout]
 	var wrap, tok, hashTok, role, jsonTok, links, brk, brkTok int
