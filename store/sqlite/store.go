@@ -75,7 +75,7 @@ const checkpointBusyMS = 250
 // Bounds of the write-ahead log. Under steady load some reader always uses the
 // WAL, so SQLite never restarts it on its own and it grows without end; the
 // checkpointer (see checkpoints) keeps it within these.
-var (
+const (
 	// walLimitBytes is the size past which the WAL is checkpointed with
 	// RESTART at once, whatever the load: the next commit then writes from
 	// the start of the file and cuts it back to walKeepBytes. It equals
@@ -83,19 +83,9 @@ var (
 	// than cut and grown again (on ext4, growing a file allocates blocks and
 	// cutting it frees them, which cost the server more CPU than the
 	// writes).
-	//
-	// A RESTART holds every write of this process for the rest of its copy,
-	// its fsync and the readers still on the WAL: 3 to 10 ms on this kind of
-	// machine, whatever the WAL's size. At 4 MB that came three times a
-	// second under 100 sessions of write_file turns (2% of the time, which
-	// is what p99 sees); at 32 MB, once every three seconds. Variables for
-	// tests.
-	walLimitBytes int64 = 32 << 20
+	walLimitBytes = 4 << 20
 	// walKeepBytes is journal_size_limit: a WAL that restarts is cut back to it.
-	walKeepBytes int64 = 32 << 20
-)
-
-const (
+	walKeepBytes = 4 << 20
 	// checkpointEvery is how often the checkpointer looks at the WAL; writes
 	// also wake it (every kickEvery of them).
 	checkpointEvery = 250 * time.Millisecond

@@ -20,15 +20,6 @@ const (
 	walIdleBound = 8 << 20  // back under this once the load stops
 )
 
-// smallWAL checkpoints the WAL from 4 MB for the rest of the test (the
-// bounds these tests were written for), so that seconds of load cross the
-// bounds many times over. Call it before the store opens.
-func smallWAL(t testing.TB) {
-	limit, keep := walLimitBytes, walKeepBytes
-	walLimitBytes, walKeepBytes = 4<<20, 4<<20
-	t.Cleanup(func() { walLimitBytes, walKeepBytes = limit, keep })
-}
-
 // TestTheWALStaysBounded hammers one store for a few seconds with 100 writers
 // (each on its own session: leased saves with a message and a trace, ledger
 // starts and ends) and 16 readers that never pause, then stops. The WAL must
@@ -39,7 +30,6 @@ func TestTheWALStaysBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test of several seconds")
 	}
-	smallWAL(t)
 	const (
 		writers = 100
 		readers = 16
@@ -190,7 +180,6 @@ func TestTheWALStaysBounded(t *testing.T) {
 // (almost) nothing once the store is idle, without any
 // further write to restart it.
 func TestAnIdleWALIsTruncated(t *testing.T) {
-	smallWAL(t)
 	s, _ := openTest(t)
 	ctx := context.Background()
 	if err := s.CreateSession(ctx, "s_1", "t", t0); err != nil {
