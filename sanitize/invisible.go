@@ -137,30 +137,40 @@ func normalizePieces(s string, cuts []int) (out string, zeroWidth, uni int) {
 	if len(cuts) == 0 {
 		return normalizeRounds(s)
 	}
-	// The pieces are normalized on the caller's goroutine and a helper, each
-	// taking the next piece left, and kept (unchanged ones are slices of s); the
-	// result is built once at its size. Halves given out in advance did worse:
-	// with the classifier on the other core, the helper waited for a core while
-	// the caller did its half, then did its own while the caller waited. And
-	// writing the pieces to builders of their own and then joining those copied
-	// the text once more, on a page of megabytes to fresh memory the kernel has
-	// to map in.
+	counts := make([][2]int, len(cuts)+1)
+	outs := inPieces(s, cuts, func(k int, piece string) string {
+		out, zw, u := normalizeRounds(piece)
+		counts[k] = [2]int{zw, u}
+		return out
+	})
+	for _, c := range counts {
+		zeroWidth += c[0]
+		uni += c[1]
+	}
+	if zeroWidth+uni == 0 {
+		return s, 0, 0 // every change is counted, so nothing changed
+	}
+	return joined(outs), zeroWidth, uni
+}
+
+// inPieces cuts s at cuts and calls do on every piece (k its place), on the
+// caller's goroutine and, for a text of concurrentNormalize bytes or more, on a
+// helper, each taking the next piece left; it returns what do made of each, in
+// order. Halves given out in advance did worse: with the classifier on the other
+// core, the helper waited for a core while the caller did its half, then did its
+// own while the caller waited.
+func inPieces(s string, cuts []int, do func(k int, piece string) string) []string {
 	bounds := make([]int, 0, len(cuts)+2)
 	bounds = append(append(append(bounds, 0), cuts...), len(s))
-	type piece struct {
-		out     string
-		zw, uni int
-	}
-	pieces := make([]piece, len(bounds)-1)
+	outs := make([]string, len(bounds)-1)
 	var next atomic.Int64
 	work := func() {
 		for {
 			k := int(next.Add(1) - 1)
-			if k >= len(pieces) {
+			if k >= len(outs) {
 				return
 			}
-			p := &pieces[k]
-			p.out, p.zw, p.uni = normalizeRounds(s[bounds[k]:bounds[k+1]])
+			outs[k] = do(k, s[bounds[k]:bounds[k+1]])
 		}
 	}
 	var wg sync.WaitGroup
@@ -169,21 +179,23 @@ func normalizePieces(s string, cuts []int) (out string, zeroWidth, uni int) {
 	}
 	work()
 	wg.Wait()
+	return outs
+}
+
+// joined is the pieces put together, built once at its size (unchanged pieces
+// are slices of the text): writing them to builders of their own and joining
+// those copied the text once more, to fresh memory the kernel has to map in.
+func joined(pieces []string) string {
 	size := 0
 	for _, p := range pieces {
-		zeroWidth += p.zw
-		uni += p.uni
-		size += len(p.out)
-	}
-	if zeroWidth+uni == 0 {
-		return s, 0, 0 // every change is counted, so nothing changed
+		size += len(p)
 	}
 	var b strings.Builder
 	b.Grow(size)
 	for _, p := range pieces {
-		b.WriteString(p.out)
+		b.WriteString(p)
 	}
-	return b.String(), zeroWidth, uni
+	return b.String()
 }
 
 // normalizeAndCollapse is normalizeInvisible followed by collapseRuns, what
@@ -209,48 +221,23 @@ func normalizeAndCollapseAt(s string, aggressive bool, cuts []int) (out string, 
 		s, newlines, repetition, delimiter = collapseRuns(s, aggressive)
 		return s, zeroWidth, uni, newlines, repetition, delimiter
 	}
-	bounds := make([]int, 0, len(cuts)+2)
-	bounds = append(append(append(bounds, 0), cuts...), len(s))
-	type piece struct {
-		out                     string
-		zw, uni, nl, rep, delim int
-	}
-	pieces := make([]piece, len(bounds)-1)
-	var next atomic.Int64
-	work := func() {
-		for {
-			k := int(next.Add(1) - 1)
-			if k >= len(pieces) {
-				return
-			}
-			p := &pieces[k]
-			p.out, p.zw, p.uni = normalizeRounds(s[bounds[k]:bounds[k+1]])
-			p.out, p.nl, p.rep, p.delim = collapseRunsInLines(p.out, aggressive, true)
-		}
-	}
-	var wg sync.WaitGroup
-	if len(s) >= concurrentNormalize {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
-	size := 0
-	for _, p := range pieces {
-		zeroWidth += p.zw
-		uni += p.uni
-		newlines += p.nl
-		repetition += p.rep
-		delimiter += p.delim
-		size += len(p.out)
+	counts := make([][5]int, len(cuts)+1)
+	outs := inPieces(s, cuts, func(k int, piece string) string {
+		c := &counts[k]
+		piece, c[0], c[1] = normalizeRounds(piece)
+		piece, c[2], c[3], c[4] = collapseRunsInLines(piece, aggressive, true)
+		return piece
+	})
+	for _, c := range counts {
+		zeroWidth += c[0]
+		uni += c[1]
+		newlines += c[2]
+		repetition += c[3]
+		delimiter += c[4]
 	}
 	out = s // every change is counted, so with none nothing changed
 	if zeroWidth+uni+newlines+repetition+delimiter > 0 {
-		var b strings.Builder
-		b.Grow(size)
-		for _, p := range pieces {
-			b.WriteString(p.out)
-		}
-		out = b.String()
+		out = joined(outs)
 	}
 	if aggressive {
 		var l int
