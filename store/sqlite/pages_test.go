@@ -67,4 +67,13 @@ func TestAChainsLaterSavesRewriteFewPages(t *testing.T) {
 	if got.DurationMS != 900 || !got.Success || len(got.Calls) != 2 {
 		t.Errorf("stored chain %+v, want 900 ms, success and two calls", got)
 	}
+	// A later save whose row is not as given (its start moved) is stored
+	// whole, as the upsert stores it.
+	tr.StartedAt = t0.Add(time.Hour)
+	if _, err := s.Save(ctx, store.Save{SessionID: "s_1", Owner: o, At: t0.Add(2 * time.Second), Trace: &tr, TraceFrom: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Trace(ctx, "t_1"); err != nil || !got.StartedAt.Equal(tr.StartedAt.Truncate(time.Millisecond)) {
+		t.Errorf("after a later save with a moved start, the chain starts at %v (%v), want %v", got.StartedAt, err, tr.StartedAt)
+	}
 }

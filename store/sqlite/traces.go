@@ -35,24 +35,34 @@ func (s *Store) saveTrace(ctx context.Context, t api.Trace) (err error) {
 	return nil
 }
 
+// putTraceRow stores the chain's row. A chain saved whole (the first save of a
+// turn's chain) is upserted; a later save updates the duration and success
+// only (see endTraceRow), and upserts when that finds the row not as given.
+func (s *Store) putTraceRow(ctx context.Context, tx *sql.Tx, t api.Trace, whole bool) error {
+	args := []any{t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success}
+	if !whole {
+		res, err := tx.StmtContext(ctx, s.stmts.endTraceRow).ExecContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
+			return err
+		}
+	}
+	_, err := tx.StmtContext(ctx, s.stmts.saveTraceRow).ExecContext(ctx, args...)
+	return err
+}
+
 // appendTrace upserts the chain's row and writes its calls from index from on.
 // A chain spans a /chat and its /chat/approve continuations and grows with each
 // model round; the calls saved before are not written again. From 0 replaces
 // the stored chain whole.
 func (s *Store) appendTrace(ctx context.Context, tx *sql.Tx, t api.Trace, from int) error {
-	args := []any{t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success}
-	res, err := tx.StmtContext(ctx, s.stmts.endTraceRow).ExecContext(ctx, args...)
-	if err != nil {
+	whole := from <= 0 || from > len(t.Calls)
+	if err := s.putTraceRow(ctx, tx, t, whole); err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		if _, err := tx.StmtContext(ctx, s.stmts.saveTraceRow).ExecContext(ctx, args...); err != nil {
-			return err
-		}
-	}
-	if from <= 0 || from > len(t.Calls) {
+	if whole {
 		// A whole chain replaces what was stored under its id.
 		from = 0
 		for _, clear := range []*sql.Stmt{s.stmts.clearTraceCalls, s.stmts.clearTraceTools} {
