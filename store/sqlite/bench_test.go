@@ -214,7 +214,11 @@ func benchTurnWrites(b *testing.B, sessions int, alone bool) {
 	}
 }
 
-// turnWrites makes the writes of turn i of session id, as the server does.
+// turnWrites makes the writes of turn i of session id as the server does,
+// but for the chain: the server saves it once, whole, with the answer (or
+// with a pause for approval, then from where it stopped), where this saves it
+// with the round and again with the answer, as a turn continued after an
+// approval does. It is left so to keep the figures comparable across rounds.
 func turnWrites(ctx context.Context, s *Store, id string, o store.Owner, i, seq int64, round, answer []json.RawMessage) error {
 	now := t0.Add(time.Duration(i) * time.Millisecond)
 	if _, err := s.Acquire(ctx, id, o, now, time.Hour); err != nil {
