@@ -60,6 +60,10 @@ type ServerConfig struct {
 	Addr      string `mapstructure:"addr"`
 	AuthToken string `mapstructure:"auth_token"`
 	StateDir  string `mapstructure:"state_dir"`
+	// SteadyScheduler runs the server with the Go runtime's monitor thread
+	// polling steadily instead of sleeping deeply whenever the process idles:
+	// less CPU per turn under many sessions, some wake-ups a second when idle.
+	SteadyScheduler bool `mapstructure:"steady_scheduler"`
 }
 
 // LLMConfig says which OpenAI-compatible endpoint and model to talk to.
@@ -330,7 +334,7 @@ func (c *Config) Public() map[string]any {
 
 // RestartKeys are the keys a running server cannot apply: a change to one of
 // them waits for a restart. Every other key applies live.
-var RestartKeys = []string{"server.addr", "server.state_dir", "tracing.otlp_endpoint", "mcp.servers"}
+var RestartKeys = []string{"server.addr", "server.state_dir", "server.steady_scheduler", "tracing.otlp_endpoint", "mcp.servers"}
 
 // RestartRequired lists the keys of RestartKeys whose value in next differs
 // from the one the server started with (running), in key order.

@@ -209,7 +209,7 @@ func TestLoadEnvOverrides(t *testing.T) {
 // and checks it reaches the Config; a key added without a test value fails here.
 func TestEveryKeyIsOverridable(t *testing.T) {
 	values := map[string]string{
-		"server.addr": "0.0.0.0:9999", "server.auth_token": "tok", "server.state_dir": "/tmp/s",
+		"server.addr": "0.0.0.0:9999", "server.auth_token": "tok", "server.state_dir": "/tmp/s", "server.steady_scheduler": "true",
 		"llm.base_url": "https://example.test/v1", "llm.model": "m", "llm.api_key_env": "MY_KEY",
 		"llm.timeout": "7s", "llm.max_tool_rounds": "3", "llm.max_tool_calls_per_round": "8", "llm.context_chars": "50000",
 		"mcp.servers":   `[{"name": "files", "command": ["mcp-files", "/data"], "approval": "never"}]`,
@@ -252,7 +252,7 @@ func TestEveryKeyIsOverridable(t *testing.T) {
 func TestEveryKeyRefusesABadEnvValue(t *testing.T) {
 	anyText := map[string]bool{"server.auth_token": true, "server.state_dir": true, "llm.model": true, "tools.workspace": true, "web.region": true}
 	bad := map[string]string{
-		"server.addr": "8080", "llm.base_url": "localhost:11434", "llm.api_key_env": "sk-123",
+		"server.addr": "8080", "server.steady_scheduler": "sometimes", "llm.base_url": "localhost:11434", "llm.api_key_env": "sk-123",
 		"llm.timeout": "120", "llm.max_tool_rounds": "ten", "llm.max_tool_calls_per_round": "0", "llm.context_chars": "many",
 		"mcp.servers":   `[{"name": "Files!", "command": ["x"]}]`,
 		"safety.rules":  `deny read_file`,

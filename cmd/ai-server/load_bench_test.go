@@ -38,6 +38,8 @@ import (
 // b.N is the number of turns over all sessions (run it with -benchtime=1000x:
 // 10 turns for each of 100 sessions). AILAB_BENCH_DURATION=10m plays turns for
 // that long instead, for the WAL's bound under sustained load.
+// AILAB_BENCH_STEADY_SCHEDULER=true runs the server with
+// server.steady_scheduler (a binary older than that key refuses it).
 // AILAB_BENCH_SESSIONS=N plays only that many sessions (default: 100 and 200).
 func BenchmarkServeUnderLoad(b *testing.B) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
@@ -189,8 +191,12 @@ func startLoadServer(b *testing.B, bin, modelURL string) *loadServer {
 	dir := b.TempDir()
 	state := filepath.Join(dir, "state")
 	cfgPath := filepath.Join(dir, "config.yaml")
-	yaml := fmt.Sprintf("server:\n  state_dir: %q\nllm:\n  base_url: %q\n  model: fake\n  timeout: 60s\nsafety:\n  preset: minimal\ntools:\n  workspace: %q\nweb:\n  search_endpoint: http://127.0.0.1:9/html/\n  search_lite_endpoint: http://127.0.0.1:9/lite/\n",
-		state, modelURL, filepath.Join(dir, "ws"))
+	steady := ""
+	if v := os.Getenv("AILAB_BENCH_STEADY_SCHEDULER"); v != "" {
+		steady = "  steady_scheduler: " + v + "\n"
+	}
+	yaml := fmt.Sprintf("server:\n  state_dir: %q\n%sllm:\n  base_url: %q\n  model: fake\n  timeout: 60s\nsafety:\n  preset: minimal\ntools:\n  workspace: %q\nweb:\n  search_endpoint: http://127.0.0.1:9/html/\n  search_lite_endpoint: http://127.0.0.1:9/lite/\n",
+		state, steady, modelURL, filepath.Join(dir, "ws"))
 	if err := os.MkdirAll(filepath.Join(dir, "ws"), 0o755); err != nil {
 		b.Fatal(err)
 	}

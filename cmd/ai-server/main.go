@@ -97,6 +97,8 @@ func findCommand(name string) (command, bool) {
 }
 
 func main() {
+	// Only the real process restarts itself; tests call run in theirs.
+	restartScheduler = steadyScheduler
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

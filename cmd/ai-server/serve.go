@@ -21,6 +21,11 @@ import (
 	"github.com/ailab/ai-lab/tracing"
 )
 
+// restartScheduler, when set (by main), runs the serving process again with the
+// scheduler setting of steadySysmon (server.steady_scheduler), once its config
+// has loaded and before it opens anything.
+var restartScheduler func(stderr func(format string, args ...any))
+
 // runServe is `ai-server [--config PATH] [--addr HOST:PORT] [--demo]`.
 func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ai-server", flag.ContinueOnError)
@@ -40,6 +45,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	cfg, code := loadConfig(*cfgPath, stderr)
 	if cfg == nil {
 		return code
+	}
+	if cfg.Server.SteadyScheduler && restartScheduler != nil {
+		restartScheduler(func(format string, args ...any) { fmt.Fprintf(stderr, format, args...) })
 	}
 	// --addr is kept apart from the config, so a reload of config.yaml does not
 	// see the flag's address as an edit that waits for a restart.
