@@ -52,6 +52,8 @@ type Store struct {
 	kick      chan struct{} // wakes the checkpointer after writes
 	writes    atomic.Uint64 // writes of this Store, so every few wake the checkpointer
 	lastWrite atomic.Int64  // unix nanoseconds of this Store's last write
+	dormant   atomic.Bool   // the checkpointer looks only every dormantEvery
+	looks     atomic.Int64  // the checkpointer's ticks, for tests
 	walPeak   atomic.Int64  // the largest WAL size seen, in bytes
 	// writeMu is held by every write of this Store (see writing).
 	writeMu sync.Mutex
@@ -96,6 +98,11 @@ const (
 	// idleAfter is how long the WAL must stay unchanged, with no write of this
 	// Store, before it is truncated to zero.
 	idleAfter = 2 * time.Second
+	// dormantEvery is how often the checkpointer looks at an empty WAL once
+	// this Store has not written for idleAfter, so that an idle server does
+	// not wake four times a second; its next write wakes it at once. The
+	// look still comes, slowly, for a WAL another process left behind.
+	dormantEvery = 30 * time.Second
 )
 
 // Open opens the state database at path, creating its parent directory (mode 0700)
@@ -246,10 +253,14 @@ func (s *Store) writing() func() {
 }
 
 // wrote notes a write of this Store: the checkpointer learns when the store
-// was last busy and, every kickEvery writes, looks at the WAL's size at once.
+// was last busy and, every kickEvery writes or at the first write after it went
+// dormant, looks at the WAL's size at once.
 func (s *Store) wrote() {
 	s.lastWrite.Store(time.Now().UnixNano())
-	if s.writes.Add(1)%kickEvery == 0 {
+	// lastWrite is stored before dormant is read, and the checkpointer sets
+	// dormant before it reads lastWrite: either this write sees it dormant
+	// and wakes it, or it sees this write and stays awake.
+	if n := s.writes.Add(1); n%kickEvery == 0 || (s.dormant.Load() && s.dormant.CompareAndSwap(true, false)) {
 		select {
 		case s.kick <- struct{}{}:
 		default:
@@ -273,7 +284,10 @@ func (s *Store) wrote() {
 //     cuts the file back to walKeepBytes;
 //   - once the WAL has not changed for idleAfter, a TRUNCATE checkpoint
 //     empties it (this comes first: a WAL left over the limit by the last
-//     writes is not restarted again and again, it is emptied).
+//     writes is not restarted again and again, it is emptied);
+//   - once it is empty and this Store has not written for idleAfter, the
+//     checkpointer goes dormant: it looks every dormantEvery until a write
+//     wakes it.
 func (s *Store) checkpoints() {
 	defer close(s.ckptDone)
 	t := time.NewTicker(checkpointEvery)
@@ -281,15 +295,25 @@ func (s *Store) checkpoints() {
 	var lastSize int64
 	lastChange := time.Now()
 	lastPassive := time.Now()
+	asleep := false
+	wake := func() {
+		if asleep {
+			asleep = false
+			s.dormant.Store(false)
+			t.Reset(checkpointEvery)
+		}
+	}
 	for {
 		select {
 		case <-s.stopCkpt:
 			return
 		case <-s.kick:
+			wake()
 			if s.walSize() > walLimitBytes {
 				s.checkpoint("RESTART")
 			}
 		case now := <-t.C:
+			s.looks.Add(1)
 			size := s.walSize()
 			if size != lastSize {
 				lastSize, lastChange = size, now
@@ -306,6 +330,18 @@ func (s *Store) checkpoints() {
 			case size > 0 && now.Sub(lastPassive) >= passiveEvery:
 				s.checkpoint("PASSIVE")
 				lastPassive = now
+			}
+			switch {
+			case size > 0 || now.Sub(lastChange) < idleAfter:
+				wake() // another process wrote while this one slept
+			case !asleep:
+				s.dormant.Store(true)
+				if time.Unix(0, s.lastWrite.Load()).After(lastChange) {
+					s.dormant.Store(false) // a write came meanwhile
+					break
+				}
+				asleep = true
+				t.Reset(dormantEvery)
 			}
 		}
 	}

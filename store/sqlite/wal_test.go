@@ -214,3 +214,40 @@ func TestAnIdleWALIsTruncated(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestAnIdleStoreSleepsUntilItWrites: once the WAL is empty and the store has
+// not written for idleAfter, the checkpointer stops looking four times a second
+// (an idle server on a laptop should not wake for nothing), and the first
+// write after that wakes it, so that WAL is emptied again as soon as it idles.
+func TestAnIdleStoreSleepsUntilItWrites(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	waitFor := func(what string, within time.Duration, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %v", what, within)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for round := range 2 {
+		if err := s.CreateSession(ctx, fmt.Sprintf("s_%d", round), "t", t0); err != nil {
+			t.Fatal(err)
+		}
+		if wal, _ := s.WALBytes(); wal == 0 {
+			t.Fatalf("round %d: the WAL is empty after a write", round)
+		}
+		waitFor(fmt.Sprintf("round %d: the WAL emptied once idle", round), idleAfter+3*time.Second, func() bool {
+			wal, _ := s.WALBytes()
+			return wal == 0
+		})
+		waitFor(fmt.Sprintf("round %d: the checkpointer dormant", round), idleAfter+3*time.Second, s.dormant.Load)
+		before := s.looks.Load()
+		time.Sleep(4 * checkpointEvery)
+		if n := s.looks.Load() - before; n > 1 {
+			t.Fatalf("round %d: a dormant checkpointer looked at the WAL %d times in %v", round, n, 4*checkpointEvery)
+		}
+	}
+}
