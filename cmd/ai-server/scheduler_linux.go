@@ -21,7 +21,13 @@ func steadyScheduler(stderr func(format string, args ...any)) {
 			env = append(env, kv)
 		}
 	}
-	// /proc/self/exe is this very binary even if its file was replaced since.
-	err := syscall.Exec("/proc/self/exe", os.Args, env)
+	// The binary's own path keeps the process's name (ps, top, pgrep show
+	// what they showed). /proc/self/exe is this very binary even if its file
+	// was removed or replaced since, but would name the process "exe".
+	path, err := os.Executable()
+	if err != nil || strings.HasSuffix(path, " (deleted)") {
+		path = "/proc/self/exe"
+	}
+	err = syscall.Exec(path, os.Args, env)
 	stderr("ai-server: running with Go's default scheduler (could not restart with GODEBUG=%s: %v)\n", godebug, err)
 }

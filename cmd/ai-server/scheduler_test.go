@@ -68,6 +68,9 @@ func TestServerRestartsItselfWithASteadyScheduler(t *testing.T) {
 					godebug = append(godebug, string(kv))
 				}
 			}
+			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); strings.TrimSpace(string(comm)) != "ai-server" {
+				t.Errorf("the server's process is named %q, want ai-server", strings.TrimSpace(string(comm)))
+			}
 			var want []string
 			if c.want != "" {
 				want = []string{c.want}
