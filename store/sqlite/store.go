@@ -98,12 +98,13 @@ const (
 	// idleAfter is how long the WAL must stay unchanged, with no write of this
 	// Store, before it is truncated to zero.
 	idleAfter = 2 * time.Second
-	// dormantEvery is how often the checkpointer looks at an empty WAL once
-	// this Store has not written for idleAfter, so that an idle server does
-	// not wake four times a second; its next write wakes it at once. The
-	// look still comes, slowly, for a WAL another process left behind.
-	dormantEvery = 30 * time.Second
 )
+
+// dormantEvery is how often the checkpointer looks at an empty WAL once this
+// Store has not written for idleAfter, so that an idle server does not wake
+// four times a second; its next write wakes it at once. The look still comes,
+// slowly, for a WAL another process left behind. A var for tests.
+var dormantEvery = 30 * time.Second
 
 // Open opens the state database at path, creating its parent directory (mode 0700)
 // and the file (mode 0600) when they do not exist, and brings its schema up to date.

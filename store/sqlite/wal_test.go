@@ -2,8 +2,10 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -249,5 +251,56 @@ func TestAnIdleStoreSleepsUntilItWrites(t *testing.T) {
 		if n := s.looks.Load() - before; n > 1 {
 			t.Fatalf("round %d: a dormant checkpointer looked at the WAL %d times in %v", round, n, 4*checkpointEvery)
 		}
+	}
+}
+
+// TestADormantStoreEmptiesAWALLeftByAnotherProcess: a server that sleeps still
+// looks now and then, so the WAL of another server on the same file that died
+// without checkpointing (here: a plain connection that writes with automatic
+// checkpoints off and goes away) is emptied without a write of this one.
+func TestADormantStoreEmptiesAWALLeftByAnotherProcess(t *testing.T) {
+	old := dormantEvery
+	dormantEvery = 300 * time.Millisecond
+	t.Cleanup(func() { dormantEvery = old })
+	s, path := openTest(t)
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, "s_1", "t", t0); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(idleAfter + 3*time.Second)
+	for !s.dormant.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the checkpointer did not go dormant")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	other, err := sql.Open("sqlite", dsn(path, url.Values{"_pragma": {"busy_timeout(5000)", "wal_autocheckpoint(0)"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if _, err := other.Exec(`INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, 't', 0, 0)`, fmt.Sprintf("s_other_%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := s.WALBytes()
+	if left == 0 {
+		t.Fatal("the other connection left no WAL; the test needs one")
+	}
+	left2 := time.Now()
+	deadline = left2.Add(dormantEvery + idleAfter + 3*time.Second)
+	for {
+		if wal, _ := s.WALBytes(); wal == 0 {
+			t.Logf("the %d-byte WAL left behind was emptied after %v", left, time.Since(left2).Round(10*time.Millisecond))
+			return
+		}
+		if time.Now().After(deadline) {
+			wal, _ := s.WALBytes()
+			t.Fatalf("the WAL left behind is still %d bytes after %v", wal, time.Since(left2).Round(time.Second))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
