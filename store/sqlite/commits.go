@@ -32,7 +32,7 @@ type groupWrite struct {
 	// do makes the write. tx is nil only for a write marked alone-able
 	// (one statement) that runs by itself: it then runs on the write
 	// connection as its own transaction.
-	do  func(ctx context.Context, tx *sql.Tx) error
+	do  func(ctx context.Context, tx *writeTx) error
 	one bool // do is one statement, so it needs no transaction when alone
 	// fail, when set, says what failed when the write's own transaction
 	// could not begin or commit.
@@ -64,7 +64,7 @@ type commits struct {
 //
 // fail, when not nil, wraps the error of a transaction that could not begin or
 // commit, so that it says what was being written.
-func (s *Store) grouped(ctx context.Context, one bool, fail func(error) error, do func(ctx context.Context, tx *sql.Tx) error) error {
+func (s *Store) grouped(ctx context.Context, one bool, fail func(error) error, do func(ctx context.Context, tx *writeTx) error) error {
 	w := &groupWrite{ctx: ctx, do: do, one: one, fail: fail}
 	c := &s.commits
 	if c.alone {
@@ -150,7 +150,9 @@ func (s *Store) commitAlone(w *groupWrite) {
 		w.err = run(w, nil)
 		return
 	}
-	tx, err := s.write.BeginTx(w.ctx, nil)
+	// Begun, like the write itself, without the caller's cancellation (see
+	// run): its context was checked just above.
+	tx, err := s.begin(context.WithoutCancel(w.ctx))
 	if err != nil {
 		w.err = w.failed(err)
 		return
@@ -180,7 +182,7 @@ func (w *groupWrite) failed(err error) error {
 // is not made; the statements run without it, since cancelling a statement
 // in a transaction would roll back the writes of the others.
 func (s *Store) commitTogether(group []*groupWrite) bool {
-	tx, err := s.write.BeginTx(context.Background(), nil)
+	tx, err := s.begin(context.Background())
 	if err != nil {
 		return false
 	}
@@ -217,7 +219,7 @@ func (s *Store) commitTogether(group []*groupWrite) bool {
 // context costs database/sql and the driver a goroutine each. A panic inside
 // a write becomes its error: the writes waiting on the leader must always
 // get their answer.
-func run(w *groupWrite, tx *sql.Tx) (err error) {
+func run(w *groupWrite, tx *writeTx) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("store write panicked: %v", r)
@@ -226,10 +228,8 @@ func run(w *groupWrite, tx *sql.Tx) (err error) {
 	return w.do(context.WithoutCancel(w.ctx), tx)
 }
 
-// on returns stmt as it runs in tx, or stmt itself when tx is nil.
-func on(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt) *sql.Stmt {
-	if tx == nil {
-		return stmt
-	}
-	return tx.StmtContext(ctx, stmt)
+// on returns stmt as it runs in tx, or as its own transaction when tx is
+// nil: the same statement, prepared on the write connection.
+func on(_ context.Context, _ *writeTx, stmt *sql.Stmt) *sql.Stmt {
+	return stmt
 }

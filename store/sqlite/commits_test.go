@@ -3,7 +3,6 @@ package sqlite
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -206,7 +205,7 @@ func TestGroupCommitRedoesWritesAloneWhenTheGroupIsLost(t *testing.T) {
 	var breakErr error
 	go func() {
 		defer wg.Done()
-		breakErr = s.grouped(ctx, false, nil, func(ctx context.Context, tx *sql.Tx) error {
+		breakErr = s.grouped(ctx, false, nil, func(ctx context.Context, tx *writeTx) error {
 			breaks++
 			if _, err := tx.ExecContext(ctx, "ROLLBACK"); err != nil {
 				return err
@@ -439,7 +438,7 @@ func TestGroupCommitKeepsSavepointsInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var spilled []string
-	err := s.grouped(ctx, false, nil, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.grouped(ctx, false, nil, func(ctx context.Context, tx *writeTx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE messages SET body = upper(body)`); err != nil {
 			return err
 		}

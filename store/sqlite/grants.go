@@ -19,7 +19,7 @@ func (s *Store) AddGrant(ctx context.Context, sessionID string, g api.SessionGra
 	if err := s.read.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one); err != nil {
 		return api.SessionGrant{}, fmt.Errorf("session %s: %w", sessionID, store.ErrNotFound)
 	}
-	if _, err := s.write.ExecContext(ctx, `
+	if _, err := s.conn.ExecContext(ctx, `
 INSERT INTO grants (grant_id, session_id, tool_name, pattern, created_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (session_id, tool_name, pattern) DO NOTHING`,
 		g.GrantID, sessionID, g.ToolName, g.Pattern, millis(g.CreatedAt)); err != nil {
@@ -62,7 +62,7 @@ func (s *Store) RevokeGrant(ctx context.Context, sessionID, grantID string) (err
 	defer s.settle(&err)
 	defer s.wrote()
 	defer s.writing()()
-	res, err := s.write.ExecContext(ctx, `DELETE FROM grants WHERE session_id = ? AND grant_id = ?`, sessionID, grantID)
+	res, err := s.conn.ExecContext(ctx, `DELETE FROM grants WHERE session_id = ? AND grant_id = ?`, sessionID, grantID)
 	if err != nil {
 		return fmt.Errorf("revoke grant %s: %w", grantID, err)
 	}

@@ -24,7 +24,7 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner
 	// statement; any other case is looked at in a transaction.
 	var pending sql.NullString
 	var version int64
-	err = s.grouped(ctx, true, nil, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.grouped(ctx, true, nil, func(ctx context.Context, tx *writeTx) error {
 		return on(ctx, tx, s.stmts.takeFreeLease).QueryRowContext(ctx, sessionID, string(owner), millis(now.Add(term))).Scan(&version, &pending)
 	})
 	if err == nil {
@@ -38,7 +38,7 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner
 		return store.Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
 	}
 	defer s.writing()()
-	tx, err := s.write.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return store.Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
 	}
@@ -79,7 +79,7 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner
 func (s *Store) Renew(ctx context.Context, sessionID string, owner store.Owner, until time.Time) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
-	return s.grouped(ctx, true, nil, func(ctx context.Context, tx *sql.Tx) error {
+	return s.grouped(ctx, true, nil, func(ctx context.Context, tx *writeTx) error {
 		res, err := on(ctx, tx, s.stmts.renewLease).ExecContext(ctx, millis(until), sessionID, string(owner))
 		if err != nil {
 			return fmt.Errorf("renew session %s: %w", sessionID, err)
@@ -96,7 +96,7 @@ func (s *Store) Renew(ctx context.Context, sessionID string, owner store.Owner, 
 func (s *Store) Release(ctx context.Context, sessionID string, owner store.Owner) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
-	return s.grouped(ctx, true, nil, func(ctx context.Context, tx *sql.Tx) error {
+	return s.grouped(ctx, true, nil, func(ctx context.Context, tx *writeTx) error {
 		if _, err := on(ctx, tx, s.stmts.releaseLease).ExecContext(ctx, sessionID, string(owner)); err != nil {
 			return fmt.Errorf("release session %s: %w", sessionID, err)
 		}

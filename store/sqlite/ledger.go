@@ -26,7 +26,7 @@ func (s *Store) StartExecution(ctx context.Context, st store.Start) (err error) 
 	// when it runs alone.
 	one := st.Undo == nil && len(st.Finished) == 0
 	fail := func(err error) error { return fmt.Errorf("record the start of %s: %w", e.ExecutionID, err) }
-	return s.grouped(ctx, one, fail, func(ctx context.Context, tx *sql.Tx) error {
+	return s.grouped(ctx, one, fail, func(ctx context.Context, tx *writeTx) error {
 		// The start goes first: it checks the lease and the call, and when
 		// it is refused the rollback leaves nothing of the rest behind.
 		res, err := on(ctx, tx, s.stmts.startExecution).ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
@@ -63,7 +63,7 @@ func startResult(e api.Execution, callKey string, res sql.Result, err error) err
 // finishRuns writes end records (and their undo records) inside tx, whose
 // caller has checked owner's lease already; finishExecution checks it again per
 // run, as FinishExecution does. A run that never started is ErrNotFound.
-func (s *Store) finishRuns(ctx context.Context, tx *sql.Tx, owner store.Owner, runs []store.Finish) error {
+func (s *Store) finishRuns(ctx context.Context, tx *writeTx, owner store.Owner, runs []store.Finish) error {
 	if len(runs) == 0 {
 		return nil
 	}
@@ -136,7 +136,7 @@ func (s *Store) PruneExecutions(ctx context.Context, olderThan time.Time) (_ int
 	defer s.settle(&err)
 	defer s.wrote()
 	defer s.writing()()
-	res, err := s.write.ExecContext(ctx, `
+	res, err := s.conn.ExecContext(ctx, `
 DELETE FROM executions WHERE started_at < ?
 AND session_id NOT IN (SELECT id FROM sessions WHERE pending IS NOT NULL)`, millis(olderThan))
 	if err != nil {

@@ -17,7 +17,7 @@ func (s *Store) CreateSession(ctx context.Context, id, title string, at time.Tim
 	defer s.settle(&err)
 	defer s.wrote()
 	defer s.writing()()
-	res, err := s.write.ExecContext(ctx,
+	res, err := s.conn.ExecContext(ctx,
 		`INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)
 		 ON CONFLICT (id) DO NOTHING`,
 		id, title, millis(at), millis(at))
@@ -87,7 +87,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
 	defer s.writing()()
-	res, err := s.write.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+	res, err := s.conn.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
@@ -179,7 +179,7 @@ func (s *Store) Save(ctx context.Context, sv store.Save) (_ int64, err error) {
 	fail := func(err error) error {
 		return fmt.Errorf("save turn of session %s: %w", sv.SessionID, err)
 	}
-	err = s.grouped(ctx, false, fail, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.grouped(ctx, false, fail, func(ctx context.Context, tx *writeTx) error {
 		// The session row is updated first: no row means an unknown session
 		// or a lost lease, and the rollback then leaves nothing behind.
 		err := tx.StmtContext(ctx, s.stmts.saveSession).QueryRowContext(ctx,

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 )
@@ -148,11 +149,11 @@ ON CONFLICT (trace_id, seq) DO UPDATE SET
 	"putUndoBlob":   `INSERT INTO undo_blobs (hash, data) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`,
 }
 
-// prepare prepares every write statement on the write pool and every read
-// statement on the read pool.
+// prepare prepares every write statement on the write connection and every
+// read statement on the read pool.
 func (s *Store) prepare() error {
 	for _, p := range s.stmts.each() {
-		st, err := s.write.Prepare(p.query)
+		st, err := s.conn.PrepareContext(context.Background(), p.query)
 		if err != nil {
 			return err
 		}

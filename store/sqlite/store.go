@@ -42,6 +42,7 @@ import (
 type Store struct {
 	path  string
 	write *sql.DB
+	conn  *sql.Conn // write's one connection, held for the Store's life (writetx.go)
 	read  *sql.DB
 	ckpt  *sql.DB // the checkpointer's connection
 	fresh bool
@@ -199,7 +200,14 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
 	}
 	ckpt.SetMaxOpenConns(1)
-	st := &Store{path: abs, write: write, read: read, ckpt: ckpt, fresh: fresh,
+	conn, err := write.Conn(context.Background())
+	if err != nil {
+		write.Close()
+		read.Close()
+		ckpt.Close()
+		return nil, fmt.Errorf("cannot open the state database %s: %w", abs, err)
+	}
+	st := &Store{path: abs, write: write, conn: conn, read: read, ckpt: ckpt, fresh: fresh,
 		stopCkpt: make(chan struct{}), ckptDone: make(chan struct{}), kick: make(chan struct{}, 1)}
 	if err := st.prepare(); err != nil {
 		close(st.ckptDone)
@@ -456,7 +464,7 @@ func dsn(abs string, params url.Values) string {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.stopCkpt) })
 	<-s.ckptDone
-	return errors.Join(s.stmts.close(), s.read.Close(), s.ckpt.Close(), s.write.Close())
+	return errors.Join(s.stmts.close(), s.conn.Close(), s.read.Close(), s.ckpt.Close(), s.write.Close())
 }
 
 // migrations are the schema steps in order; PRAGMA user_version counts how many a

@@ -46,7 +46,9 @@ func TestOpenCreatesPrivateFilesInWALMode(t *testing.T) {
 	if mode != "wal" {
 		t.Errorf("journal_mode = %q, want wal", mode)
 	}
-	for _, db := range []*sql.DB{s.write, s.read} {
+	for _, db := range []interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}{s.conn, s.read} {
 		var fk, busy int
 		if err := db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
 			t.Fatal(err)
@@ -89,7 +91,7 @@ func TestOpenPathWithURIMetacharacters(t *testing.T) {
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	s, path := openTest(t)
-	if _, err := s.write.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(migrations)+1)); err != nil {
+	if _, err := s.conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA user_version = %d", len(migrations)+1)); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

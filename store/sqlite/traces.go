@@ -21,7 +21,7 @@ func (s *Store) saveTrace(ctx context.Context, t api.Trace) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
 	defer s.writing()()
-	tx, err := s.write.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("save trace %s: %w", t.TraceID, err)
 	}
@@ -38,7 +38,7 @@ func (s *Store) saveTrace(ctx context.Context, t api.Trace) (err error) {
 // putTraceRow stores the chain's row. A chain saved whole (the first save of a
 // turn's chain) is upserted; a later save updates the duration and success
 // only (see endTraceRow), and upserts when that finds the row not as given.
-func (s *Store) putTraceRow(ctx context.Context, tx *sql.Tx, t api.Trace, whole bool) error {
+func (s *Store) putTraceRow(ctx context.Context, tx *writeTx, t api.Trace, whole bool) error {
 	args := []any{t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success}
 	if !whole {
 		res, err := tx.StmtContext(ctx, s.stmts.endTraceRow).ExecContext(ctx, args...)
@@ -57,7 +57,7 @@ func (s *Store) putTraceRow(ctx context.Context, tx *sql.Tx, t api.Trace, whole 
 // A chain spans a /chat and its /chat/approve continuations and grows with each
 // model round; the calls saved before are not written again. From 0 replaces
 // the stored chain whole.
-func (s *Store) appendTrace(ctx context.Context, tx *sql.Tx, t api.Trace, from int) error {
+func (s *Store) appendTrace(ctx context.Context, tx *writeTx, t api.Trace, from int) error {
 	whole := from <= 0 || from > len(t.Calls)
 	if err := s.putTraceRow(ctx, tx, t, whole); err != nil {
 		return err
@@ -256,7 +256,7 @@ func (s *Store) PruneTraces(ctx context.Context, olderThan time.Time, keep int) 
 	if len(where) == 0 {
 		return 0, nil
 	}
-	res, err := s.write.ExecContext(ctx, `DELETE FROM traces WHERE `+strings.Join(where, ` OR `), args...)
+	res, err := s.conn.ExecContext(ctx, `DELETE FROM traces WHERE `+strings.Join(where, ` OR `), args...)
 	if err != nil {
 		return 0, fmt.Errorf("prune traces: %w", err)
 	}

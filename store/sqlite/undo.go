@@ -31,13 +31,13 @@ func (s *Store) UndoRecords(ctx context.Context) (_ []store.UndoRecord, err erro
 // PutUndoRecord stores rec (replacing the same Seq) with the blobs not kept
 // yet, in one transaction.
 func (s *Store) PutUndoRecord(ctx context.Context, rec store.UndoRecord, blobs []store.UndoBlob) error {
-	return s.undoTx(ctx, fmt.Sprintf("keep undo record %d", rec.Seq), func(tx *sql.Tx) error {
+	return s.undoTx(ctx, fmt.Sprintf("keep undo record %d", rec.Seq), func(tx *writeTx) error {
 		return s.putUndo(ctx, tx, store.UndoPut{Record: rec, Blobs: blobs})
 	})
 }
 
 // putUndo stores a record and the blobs it adds inside tx.
-func (s *Store) putUndo(ctx context.Context, tx *sql.Tx, p store.UndoPut) error {
+func (s *Store) putUndo(ctx context.Context, tx *writeTx, p store.UndoPut) error {
 	if err := s.putBlobs(ctx, tx, p.Blobs); err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (s *Store) putUndo(ctx context.Context, tx *sql.Tx, p store.UndoPut) error 
 
 // DeleteUndoRecord removes a record and the blobs named in drop.
 func (s *Store) DeleteUndoRecord(ctx context.Context, seq int64, drop []string) error {
-	return s.undoTx(ctx, fmt.Sprintf("delete undo record %d", seq), func(tx *sql.Tx) error {
+	return s.undoTx(ctx, fmt.Sprintf("delete undo record %d", seq), func(tx *writeTx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM undo_records WHERE seq = ?`, seq); err != nil {
 			return err
 		}
@@ -60,7 +60,7 @@ func (s *Store) PutUndoBlobs(ctx context.Context, blobs []store.UndoBlob) error 
 	if len(blobs) == 0 {
 		return nil
 	}
-	return s.undoTx(ctx, "keep undo contents", func(tx *sql.Tx) error { return s.putBlobs(ctx, tx, blobs) })
+	return s.undoTx(ctx, "keep undo contents", func(tx *writeTx) error { return s.putBlobs(ctx, tx, blobs) })
 }
 
 // DeleteUndoBlobs removes the named blobs.
@@ -68,15 +68,15 @@ func (s *Store) DeleteUndoBlobs(ctx context.Context, hashes []string) error {
 	if len(hashes) == 0 {
 		return nil
 	}
-	return s.undoTx(ctx, "delete undo contents", func(tx *sql.Tx) error { return deleteBlobs(ctx, tx, hashes) })
+	return s.undoTx(ctx, "delete undo contents", func(tx *writeTx) error { return deleteBlobs(ctx, tx, hashes) })
 }
 
 // undoTx runs fn in one write transaction; what names the step in errors.
-func (s *Store) undoTx(ctx context.Context, what string, fn func(*sql.Tx) error) (err error) {
+func (s *Store) undoTx(ctx context.Context, what string, fn func(*writeTx) error) (err error) {
 	defer s.settle(&err)
 	defer s.wrote()
 	defer s.writing()()
-	tx, err := s.write.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -124,9 +124,9 @@ func (s *Store) PutUndoState(ctx context.Context, key string, data []byte) (err 
 	defer s.wrote()
 	defer s.writing()()
 	if data == nil {
-		_, err = s.write.ExecContext(ctx, `DELETE FROM undo_states WHERE key = ?`, key)
+		_, err = s.conn.ExecContext(ctx, `DELETE FROM undo_states WHERE key = ?`, key)
 	} else {
-		_, err = s.write.ExecContext(ctx, `INSERT INTO undo_states (key, data) VALUES (?, ?)
+		_, err = s.conn.ExecContext(ctx, `INSERT INTO undo_states (key, data) VALUES (?, ?)
 ON CONFLICT (key) DO UPDATE SET data = excluded.data`, key, data)
 	}
 	if err != nil {
@@ -135,7 +135,7 @@ ON CONFLICT (key) DO UPDATE SET data = excluded.data`, key, data)
 	return nil
 }
 
-func (s *Store) putBlobs(ctx context.Context, tx *sql.Tx, blobs []store.UndoBlob) error {
+func (s *Store) putBlobs(ctx context.Context, tx *writeTx, blobs []store.UndoBlob) error {
 	if len(blobs) == 0 {
 		return nil
 	}
@@ -152,7 +152,7 @@ func (s *Store) putBlobs(ctx context.Context, tx *sql.Tx, blobs []store.UndoBlob
 	return nil
 }
 
-func deleteBlobs(ctx context.Context, tx *sql.Tx, hashes []string) error {
+func deleteBlobs(ctx context.Context, tx *writeTx, hashes []string) error {
 	for _, h := range hashes {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM undo_blobs WHERE hash = ?`, h); err != nil {
 			return fmt.Errorf("delete undo content %s: %w", h, err)
