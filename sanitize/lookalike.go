@@ -99,8 +99,12 @@ func lookalikeLetter(r rune) byte { return lookalikeEntryOf(r).letter }
 
 // foldLookalikes folds the look-alikes of every word that is a disguise (see the
 // top of this file) and counts the words it changed.
-func foldLookalikes(s string) (string, int) {
-	e := editor{src: s}
+func foldLookalikes(s string) (string, int) { return foldLookalikesIn(s, nil) }
+
+// foldLookalikesIn is foldLookalikes building its result in scratch, when set
+// (see editor).
+func foldLookalikesIn(s string, scratch *[]byte) (string, int) {
+	e := editor{src: s, scratch: scratch}
 	n := 0
 	for i := 0; i < len(s); {
 		p := nextLookalikeLead(s, i)

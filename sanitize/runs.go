@@ -54,7 +54,14 @@ func collapseRunsScan(s string, aggressive, skip bool) (out string, newlines, re
 // across a line break followed by a character other than whitespace, so a text
 // cut there may be read in pieces (see normalizeAndCollapse).
 func collapseRunsInLines(s string, aggressive, skip bool) (out string, newlines, repetition, delimiter int) {
-	e := editor{src: s}
+	return collapseRunsInLinesIn(s, aggressive, skip, nil)
+}
+
+// collapseRunsInLinesIn is collapseRunsInLines with each layer building what it
+// changes in the buffer of sp its input is not in, when sp is set; the result
+// may then live in sp.
+func collapseRunsInLinesIn(s string, aggressive, skip bool, sp *scratchPair) (out string, newlines, repetition, delimiter int) {
+	e := editor{src: s, scratch: sp.other(s)}
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while they are ASCII, hold no newline and no byte
 		// equals its successor: nothing there can start a run. In a block that
@@ -160,7 +167,7 @@ func collapseRunsInLines(s string, aggressive, skip bool) (out string, newlines,
 		// Words first (and lines after, in collapseRunsScan): collapsing words can
 		// make lines identical, never the reverse.
 		var w int
-		out, w = collapseWords(out)
+		out, w = collapseWordsIn(out, sp.other(out))
 		repetition += w
 	}
 	return out, newlines, repetition, delimiter
@@ -190,8 +197,12 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 // collapseWords keeps three copies of a word repeated ten or more times in a row on
 // one line (token exhaustion: "spam spam spam ...").
-func collapseWords(s string) (string, int) {
-	e := editor{src: s}
+func collapseWords(s string) (string, int) { return collapseWordsIn(s, nil) }
+
+// collapseWordsIn is collapseWords building its result in scratch, when set
+// (see editor).
+func collapseWordsIn(s string, scratch *[]byte) (string, int) {
+	e := editor{src: s, scratch: scratch}
 	n := 0
 	for i := 0; i < len(s); {
 		if isSpace[s[i]] {
