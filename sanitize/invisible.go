@@ -138,10 +138,10 @@ func normalizePieces(s string, cuts []int) (out string, zeroWidth, uni int) {
 		return normalizeRounds(s)
 	}
 	counts := make([][2]int, len(cuts)+1)
-	outs := inPieces(s, cuts, func(k int, piece string) string {
-		out, zw, u := normalizeRounds(piece)
+	outs := inPieces(s, cuts, func(k int, piece string, sp *scratchPair) string {
+		out, zw, u := normalizeRoundsIn(piece, sp)
 		counts[k] = [2]int{zw, u}
-		return out
+		return sp.own(out)
 	})
 	for _, c := range counts {
 		zeroWidth += c[0]
@@ -156,21 +156,23 @@ func normalizePieces(s string, cuts []int) (out string, zeroWidth, uni int) {
 // inPieces cuts s at cuts and calls do on every piece (k its place), on the
 // caller's goroutine and, for a text of concurrentNormalize bytes or more, on a
 // helper, each taking the next piece left; it returns what do made of each, in
-// order. Halves given out in advance did worse: with the classifier on the other
+// order. Each goroutine gives do its own scratchPair, the same for all its
+// pieces, so do must return nothing that lives in it. Halves given out in advance did worse: with the classifier on the other
 // core, the helper waited for a core while the caller did its half, then did its
 // own while the caller waited.
-func inPieces(s string, cuts []int, do func(k int, piece string) string) []string {
+func inPieces(s string, cuts []int, do func(k int, piece string, sp *scratchPair) string) []string {
 	bounds := make([]int, 0, len(cuts)+2)
 	bounds = append(append(append(bounds, 0), cuts...), len(s))
 	outs := make([]string, len(bounds)-1)
 	var next atomic.Int64
 	work := func() {
+		var sp scratchPair
 		for {
 			k := int(next.Add(1) - 1)
 			if k >= len(outs) {
 				return
 			}
-			outs[k] = do(k, s[bounds[k]:bounds[k+1]])
+			outs[k] = do(k, s[bounds[k]:bounds[k+1]], &sp)
 		}
 	}
 	var wg sync.WaitGroup
@@ -222,11 +224,11 @@ func normalizeAndCollapseAt(s string, aggressive bool, cuts []int) (out string, 
 		return s, zeroWidth, uni, newlines, repetition, delimiter
 	}
 	counts := make([][5]int, len(cuts)+1)
-	outs := inPieces(s, cuts, func(k int, piece string) string {
+	outs := inPieces(s, cuts, func(k int, piece string, sp *scratchPair) string {
 		c := &counts[k]
-		piece, c[0], c[1] = normalizeRounds(piece)
-		piece, c[2], c[3], c[4] = collapseRunsInLines(piece, aggressive, true)
-		return piece
+		piece, c[0], c[1] = normalizeRoundsIn(piece, sp)
+		piece, c[2], c[3], c[4] = collapseRunsInLinesIn(piece, aggressive, true, sp)
+		return sp.own(piece)
 	})
 	for _, c := range counts {
 		zeroWidth += c[0]
@@ -250,6 +252,13 @@ func normalizeAndCollapseAt(s string, aggressive bool, cuts []int) (out string, 
 // normalizeRounds runs the zero_width and unicode layers over s until it reaches
 // their fixed point, at most maxNormalizeRounds times.
 func normalizeRounds(s string) (out string, zeroWidth, uni int) {
+	return normalizeRoundsIn(s, nil)
+}
+
+// normalizeRoundsIn is normalizeRounds with each layer building what it changes
+// in the buffer of sp its input is not in, when sp is set; the result may then
+// live in sp.
+func normalizeRoundsIn(s string, sp *scratchPair) (out string, zeroWidth, uni int) {
 	// Folding a look-alike can leave an ASCII letter that composes with the mark
 	// after it, and NFKC can put a letter before a variation selector that is then
 	// only a disguise, so a few rounds reach the fixed point. NFKC never yields a
@@ -258,11 +267,11 @@ func normalizeRounds(s string) (out string, zeroWidth, uni int) {
 	for range maxNormalizeRounds {
 		var zw, u, n, m int
 		var selector bool
-		s, zw, u = dropInvisible(s)
+		s, zw, u = dropInvisibleIn(s, sp.other(s))
 		zeroWidth += zw
 		uni += u
-		s, n, selector = nfkcSpans(s)
-		s, m = foldLookalikes(s)
+		s, n, selector = nfkcSpansIn(s, sp.other(s))
+		s, m = foldLookalikesIn(s, sp.other(s))
 		uni += n + m
 		if m == 0 && !selector {
 			break
@@ -332,8 +341,12 @@ func isNormalizeCut(s string, i int) bool {
 // there is a normalization boundary before every inert character, so normalizing
 // those runs alone gives the text, and the segment count, that normalizing the
 // whole stretch gives.
-func nfkcSpans(s string) (string, int, bool) {
-	e := editor{src: s}
+func nfkcSpans(s string) (string, int, bool) { return nfkcSpansIn(s, nil) }
+
+// nfkcSpansIn is nfkcSpans building its result in scratch, when set (see
+// editor).
+func nfkcSpansIn(s string, scratch *[]byte) (string, int, bool) {
+	e := editor{src: s, scratch: scratch}
 	n := 0
 	selector := false
 	// Pages repeat the same few unnormalized characters (full-width punctuation in
@@ -566,8 +579,12 @@ func nfkcCount(s string) (string, int) {
 // invisibleBits, whether it may change. Only those that may change are decoded, so
 // text in other scripts costs a table look-up per character. From the first invalid
 // byte on, every character is decoded (dropInvisibleCareful).
-func dropInvisible(s string) (string, int, int) {
-	e := editor{src: s}
+func dropInvisible(s string) (string, int, int) { return dropInvisibleIn(s, nil) }
+
+// dropInvisibleIn is dropInvisible building its result in scratch, when set
+// (see editor).
+func dropInvisibleIn(s string, scratch *[]byte) (string, int, int) {
+	e := editor{src: s, scratch: scratch}
 	zw, uni := 0, 0
 	i := 0
 	for i < len(s) {

@@ -99,9 +99,21 @@ func lookalikeLetter(r rune) byte { return lookalikeEntryOf(r).letter }
 
 // foldLookalikes folds the look-alikes of every word that is a disguise (see the
 // top of this file) and counts the words it changed.
-func foldLookalikes(s string) (string, int) {
-	e := editor{src: s}
+func foldLookalikes(s string) (string, int) { return foldLookalikesIn(s, nil) }
+
+// foldLookalikesIn is foldLookalikes building its result in scratch, when set
+// (see editor).
+func foldLookalikesIn(s string, scratch *[]byte) (string, int) {
+	return foldLookalikesScan(s, scratch, true)
+}
+
+// foldLookalikesScan is foldLookalikesIn; runs says whether a stretch of one
+// script may be passed at once (see scriptRun), which the differential test
+// turns off to compare with the word-by-word path.
+func foldLookalikesScan(s string, scratch *[]byte, runs bool) (string, int) {
+	e := editor{src: s, scratch: scratch}
 	n := 0
+	tried := 0 // scriptRun is not asked again before here (see scriptRun)
 	for i := 0; i < len(s); {
 		p := nextLookalikeLead(s, i)
 		if p == len(s) {
@@ -112,6 +124,14 @@ func foldLookalikes(s string) (string, int) {
 			i = p + size
 			continue
 		}
+		if runs && p >= tried {
+			end, ok := scriptRun(s, p)
+			if ok {
+				i = end
+				continue
+			}
+			tried = end
+		}
 		ws, we := wordAround(s, p, p+size)
 		if word := s[ws:we]; disguisedWord(word) {
 			e.replace(ws, we, strings.Map(foldLookalike, word))
@@ -120,6 +140,50 @@ func foldLookalikes(s string) (string, int) {
 		i = we
 	}
 	return e.result(), n
+}
+
+// scriptRun reports whether the look-alike whose lead byte is s[p] sits in a
+// stretch of Cyrillic (U+0400–U+04FF, lead bytes D0–D3) or of Greek (U+0380–U+03FF,
+// CE–CF) that ASCII other than letters (or the text's ends) bounds, and returns
+// where the stretch ends. Every word there is then of that script alone, which no
+// rule at the top of this file folds: a word is a run of letters, and the
+// characters of a stretch, the invalid bytes it may hold included, are letters of
+// its script or end a word; the ASCII around it ends the word too, and no
+// decoding reads a byte of it as part of a character of the stretch. So
+// foldLookalikes may go on from the end. Russian and Greek text has a look-alike
+// in most words, and wordAround and disguisedWord (a Unicode table look-up per
+// letter, both ways) made foldLookalikes read it some ten times slower than text
+// in any other script.
+//
+// When it reports false, the end is where the stretch ends (or p when s[p] is in
+// neither script), past which the next stretch begins: the caller does not ask
+// again before it, so no byte is read more than twice.
+func scriptRun(s string, p int) (end int, ok bool) {
+	var lo, hi byte
+	switch c := s[p]; {
+	case c >= 0xD0 && c <= 0xD3:
+		lo, hi = 0xD0, 0xD3
+	case c == 0xCE || c == 0xCF:
+		lo, hi = 0xCE, 0xCF
+	default:
+		return p, false
+	}
+	in := func(c byte) bool { return c >= lo && c <= hi || c >= 0x80 && c <= 0xBF }
+	end = p + 1
+	for end < len(s) && in(s[end]) {
+		end++
+	}
+	if end < len(s) && (s[end] >= utf8.RuneSelf || isASCIILetter(s[end])) {
+		return end, false
+	}
+	start := p
+	for start > 0 && in(s[start-1]) {
+		start--
+	}
+	if start > 0 && (s[start-1] >= utf8.RuneSelf || isASCIILetter(s[start-1])) {
+		return end, false
+	}
+	return end, true
 }
 
 // nextLookalikeLead returns the index of the next byte at or after i that

@@ -54,7 +54,14 @@ func collapseRunsScan(s string, aggressive, skip bool) (out string, newlines, re
 // across a line break followed by a character other than whitespace, so a text
 // cut there may be read in pieces (see normalizeAndCollapse).
 func collapseRunsInLines(s string, aggressive, skip bool) (out string, newlines, repetition, delimiter int) {
-	e := editor{src: s}
+	return collapseRunsInLinesIn(s, aggressive, skip, nil)
+}
+
+// collapseRunsInLinesIn is collapseRunsInLines with each layer building what it
+// changes in the buffer of sp its input is not in, when sp is set; the result
+// may then live in sp.
+func collapseRunsInLinesIn(s string, aggressive, skip bool, sp *scratchPair) (out string, newlines, repetition, delimiter int) {
+	e := editor{src: s, scratch: sp.other(s)}
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while they are ASCII, hold no newline and no byte
 		// equals its successor: nothing there can start a run. In a block that
@@ -160,7 +167,7 @@ func collapseRunsInLines(s string, aggressive, skip bool) (out string, newlines,
 		// Words first (and lines after, in collapseRunsScan): collapsing words can
 		// make lines identical, never the reverse.
 		var w int
-		out, w = collapseWords(out)
+		out, w = collapseWordsIn(out, sp.other(out))
 		repetition += w
 	}
 	return out, newlines, repetition, delimiter
@@ -190,10 +197,32 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 // collapseWords keeps three copies of a word repeated ten or more times in a row on
 // one line (token exhaustion: "spam spam spam ...").
-func collapseWords(s string) (string, int) {
-	e := editor{src: s}
+func collapseWords(s string) (string, int) { return collapseWordsIn(s, nil) }
+
+// collapseWordsIn is collapseWords building its result in scratch, when set
+// (see editor).
+func collapseWordsIn(s string, scratch *[]byte) (string, int) {
+	return collapseWordsScan(s, scratch, true)
+}
+
+// collapseWordsScan is collapseWordsIn; sample says whether words may be passed
+// by testing every ninth only (see skipUnlinkedWords), which the differential
+// test turns off to compare with the word-by-word loop.
+func collapseWordsScan(s string, scratch *[]byte, sample bool) (string, int) {
+	e := editor{src: s, scratch: scratch}
 	n := 0
+	wordByWord := 0 // sample: the word-by-word loop runs until i reaches here
 	for i := 0; i < len(s); {
+		// i is at the first word of a group (the words the loop below reads
+		// together) or at the spaces before one.
+		if sample && i >= wordByWord {
+			var linked int
+			i, linked = skipUnlinkedWords(s, i)
+			if i >= len(s) {
+				break
+			}
+			wordByWord = linked + 1
+		}
 		if isSpace[s[i]] {
 			i++
 			continue
@@ -224,6 +253,95 @@ func collapseWords(s string) (string, int) {
 		i = k
 	}
 	return e.result(), n
+}
+
+// skipUnlinkedWords passes the words from i (at the first word of a group, or at
+// the spaces before one) that collapseWords would leave alone, eight bytes at a
+// time. Call two words linked when the second is a copy of the first after blanks
+// only, as collapseWords reads them: a run it trims is ten words or more, nine
+// links in a row, and nine words in a row hold one whose place (counted from i)
+// is a multiple of nine. So only those words have their link tested, and while
+// none holds no run can be there. It returns len(s), len(s) when none holds to
+// the end of s; else where the word-by-word loop must start, the end of the last
+// word tested before (whose link did not hold, so the next word starts a group)
+// or i, and the start of the word whose link holds, which that loop must pass.
+// On text that repeats no word, most words are then found by counting the
+// starts of words in a block, not read one by one.
+func skipUnlinkedWords(s string, i int) (from, linked int) {
+	from = i
+	next := 0         // words before the next one tested
+	prev := uint64(1) // 1 when the byte before is a space: at i it is, or i is 0
+	test := func(start int) bool {
+		end := wordEnd(s, start)
+		if wordLinked(s, start, end) {
+			return true
+		}
+		from, next = end, 8 // the words up to the next one tested
+		return false
+	}
+	for ; i+8 <= len(s); i += 8 {
+		x := load64(s, i)
+		if prev == 0 && (x-0x21*lowBits)&^x&highBits == 0 {
+			// Inside a word, and no byte under 0x21 (see wordEnd), so no space
+			// and no word start: the words of scripts written without spaces
+			// pass at this cost.
+			continue
+		}
+		sp := spaceMask(x)
+		starts := ^sp & (sp<<8 | prev<<7) & highBits
+		prev = sp >> 63
+		c := bits.OnesCount64(starts)
+		if c <= next {
+			next -= c
+			continue
+		}
+		skip := next
+		for range skip {
+			starts &= starts - 1
+		}
+		// A block of eight bytes starts four words at most: one is tested.
+		k := i + bits.TrailingZeros64(starts)>>3
+		if test(k) {
+			return from, k
+		}
+		next -= c - skip - 1 // the words of the block after the tested one
+	}
+	for ; i < len(s); i++ {
+		if isSpace[s[i]] {
+			prev = 1
+			continue
+		}
+		if prev == 1 {
+			if next > 0 {
+				next--
+			} else if test(i) {
+				return from, i
+			}
+		}
+		prev = 0
+	}
+	return len(s), len(s)
+}
+
+// wordLinked reports whether the word s[start:end] is followed, after blanks
+// only, by a copy of it that is a whole word (see collapseWords).
+func wordLinked(s string, start, end int) bool {
+	w := s[start:end]
+	p := end
+	for p < len(s) && isBlank(s[p]) {
+		p++
+	}
+	return p > end && p+len(w) <= len(s) && s[p] == w[0] && s[p:p+len(w)] == w &&
+		(p+len(w) == len(s) || isSpaceByte(s[p+len(w)]))
+}
+
+// spaceMask sets the high bit of every byte of x that isSpace marks: 0x20 and
+// 0x09–0x0D. The sums are on the low seven bits, which cannot carry into the next
+// byte, and a byte of 0x80 or more is none.
+func spaceMask(x uint64) uint64 {
+	v := x &^ highBits
+	controls := (v + (0x80-0x09)*lowBits) &^ (v + (0x7F-0x0D)*lowBits)
+	return (controls | zeroBytes(v^0x20*lowBits)) &^ x & highBits
 }
 
 // collapseLines keeps three copies of a non-blank line repeated five or more times

@@ -352,6 +352,10 @@ type editor struct {
 	b    strings.Builder
 	last int // end of the source already copied or skipped
 	used bool
+	// scratch, when set, is where the result is built instead of b: a buffer of the
+	// caller's, reused from one piece of a long text to the next (see scratchPair).
+	// The result then lives in it and is only good until the buffer is written again.
+	scratch *[]byte
 }
 
 func (e *editor) replace(start, end int, with string) {
@@ -359,10 +363,22 @@ func (e *editor) replace(start, end int, with string) {
 		e.used = true
 		// Markers are longer than most of what they replace; leave room for a few
 		// hundred so the builder does not have to copy the whole page again.
-		e.b.Grow(len(e.src) + len(e.src)/64 + 256)
+		size := len(e.src) + len(e.src)/64 + 256
+		if e.scratch != nil {
+			if cap(*e.scratch) < size {
+				*e.scratch = make([]byte, 0, size)
+			}
+			*e.scratch = (*e.scratch)[:0]
+		} else {
+			e.b.Grow(size)
+		}
 	}
-	e.b.WriteString(e.src[e.last:start])
-	e.b.WriteString(with)
+	if e.scratch != nil {
+		*e.scratch = append(append(*e.scratch, e.src[e.last:start]...), with...)
+	} else {
+		e.b.WriteString(e.src[e.last:start])
+		e.b.WriteString(with)
+	}
 	e.last = end
 }
 
@@ -370,6 +386,53 @@ func (e *editor) result() string {
 	if !e.used {
 		return e.src
 	}
+	if e.scratch != nil {
+		*e.scratch = append(*e.scratch, e.src[e.last:]...)
+		return unsafe.String(unsafe.SliceData(*e.scratch), len(*e.scratch))
+	}
 	e.b.WriteString(e.src[e.last:])
 	return e.b.String()
+}
+
+// A scratchPair is the two buffers one goroutine's pieces of a long text are
+// rebuilt in, layer after layer (see normalizeAndCollapseAt): each layer that
+// changes a piece writes it to the buffer its input is not in. The layers of a
+// piece made a fresh copy each, a piece's size of new memory per layer and piece
+// (three times the text on the multilingual benchmark), which the kernel had to
+// map in and the caches to hold; the two buffers stay in the cache. Nothing
+// keeps a layer's input once the next layer has read it, so writing over it is
+// safe; what is still wanted at the end of a piece is copied out (own).
+type scratchPair struct {
+	a, b []byte
+}
+
+// holds reports whether s lives in buf.
+func holds(buf []byte, s string) bool {
+	if cap(buf) == 0 || len(s) == 0 {
+		return false
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	return p >= start && p < start+uintptr(cap(buf))
+}
+
+// other returns the buffer of p that s does not live in, for a layer reading s to
+// write to; nil (a fresh copy) when p is nil.
+func (p *scratchPair) other(s string) *[]byte {
+	if p == nil {
+		return nil
+	}
+	if holds(p.a, s) {
+		return &p.b
+	}
+	return &p.a
+}
+
+// own returns s, copied out when it lives in a buffer of p, so that it outlasts
+// the next piece.
+func (p *scratchPair) own(s string) string {
+	if p != nil && (holds(p.a, s) || holds(p.b, s)) {
+		return strings.Clone(s)
+	}
+	return s
 }
