@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sync"
 )
@@ -226,10 +225,4 @@ func run(w *groupWrite, tx *writeTx) (err error) {
 		}
 	}()
 	return w.do(context.WithoutCancel(w.ctx), tx)
-}
-
-// on returns stmt as it runs in tx, or as its own transaction when tx is
-// nil: the same statement, prepared on the write connection.
-func on(_ context.Context, _ *writeTx, stmt *sql.Stmt) *sql.Stmt {
-	return stmt
 }

@@ -25,7 +25,7 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner
 	var pending sql.NullString
 	var version int64
 	err = s.grouped(ctx, true, nil, func(ctx context.Context, tx *writeTx) error {
-		return on(ctx, tx, s.stmts.takeFreeLease).QueryRowContext(ctx, sessionID, string(owner), millis(now.Add(term))).Scan(&version, &pending)
+		return s.stmts.takeFreeLease.QueryRowContext(ctx, sessionID, string(owner), millis(now.Add(term))).Scan(&version, &pending)
 	})
 	if err == nil {
 		lease := store.Lease{Version: version}
@@ -45,7 +45,7 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner
 	defer tx.Rollback()
 	var holder sql.NullString
 	var until int64
-	err = tx.StmtContext(ctx, s.stmts.leaseOf).QueryRowContext(ctx, sessionID).Scan(&holder, &until, &version, &pending)
+	err = s.stmts.leaseOf.QueryRowContext(ctx, sessionID).Scan(&holder, &until, &version, &pending)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Lease{}, fmt.Errorf("session %s: %w", sessionID, store.ErrNotFound)
 	}
@@ -56,11 +56,11 @@ func (s *Store) Acquire(ctx context.Context, sessionID string, owner store.Owner
 	if other && until > millis(now) && !store.Owner(holder.String).Gone() {
 		return store.Lease{Version: version}, fmt.Errorf("session %s (held by %s): %w", sessionID, holder.String, store.ErrBusy)
 	}
-	if _, err := tx.StmtContext(ctx, s.stmts.takeLease).ExecContext(ctx, string(owner), millis(now.Add(term)), sessionID); err != nil {
+	if _, err := s.stmts.takeLease.ExecContext(ctx, string(owner), millis(now.Add(term)), sessionID); err != nil {
 		return store.Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
 	}
 	if other {
-		if _, err := tx.StmtContext(ctx, s.stmts.interruptRuns).ExecContext(ctx, store.Interrupted, sessionID); err != nil {
+		if _, err := s.stmts.interruptRuns.ExecContext(ctx, store.Interrupted, sessionID); err != nil {
 			return store.Lease{}, fmt.Errorf("take session %s: %w", sessionID, err)
 		}
 	}
@@ -80,7 +80,7 @@ func (s *Store) Renew(ctx context.Context, sessionID string, owner store.Owner, 
 	defer s.settle(&err)
 	defer s.wrote()
 	return s.grouped(ctx, true, nil, func(ctx context.Context, tx *writeTx) error {
-		res, err := on(ctx, tx, s.stmts.renewLease).ExecContext(ctx, millis(until), sessionID, string(owner))
+		res, err := s.stmts.renewLease.ExecContext(ctx, millis(until), sessionID, string(owner))
 		if err != nil {
 			return fmt.Errorf("renew session %s: %w", sessionID, err)
 		}
@@ -97,7 +97,7 @@ func (s *Store) Release(ctx context.Context, sessionID string, owner store.Owner
 	defer s.settle(&err)
 	defer s.wrote()
 	return s.grouped(ctx, true, nil, func(ctx context.Context, tx *writeTx) error {
-		if _, err := on(ctx, tx, s.stmts.releaseLease).ExecContext(ctx, sessionID, string(owner)); err != nil {
+		if _, err := s.stmts.releaseLease.ExecContext(ctx, sessionID, string(owner)); err != nil {
 			return fmt.Errorf("release session %s: %w", sessionID, err)
 		}
 		return nil

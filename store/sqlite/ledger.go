@@ -29,7 +29,7 @@ func (s *Store) StartExecution(ctx context.Context, st store.Start) (err error) 
 	return s.grouped(ctx, one, fail, func(ctx context.Context, tx *writeTx) error {
 		// The start goes first: it checks the lease and the call, and when
 		// it is refused the rollback leaves nothing of the rest behind.
-		res, err := on(ctx, tx, s.stmts.startExecution).ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
+		res, err := s.stmts.startExecution.ExecContext(ctx, e.ExecutionID, e.ToolName, store.ArgumentsJSON(e.Arguments),
 			e.SessionID, millis(e.StartedAt), st.CallKey, e.Decision, string(st.Owner), e.Reason)
 		if err := startResult(e, st.CallKey, res, err); err != nil || one {
 			return err
@@ -67,7 +67,7 @@ func (s *Store) finishRuns(ctx context.Context, tx *writeTx, owner store.Owner, 
 	if len(runs) == 0 {
 		return nil
 	}
-	stmt := tx.StmtContext(ctx, s.stmts.finishExecution)
+	stmt := s.stmts.finishExecution
 	for _, f := range runs {
 		e := f.Execution
 		res, err := stmt.ExecContext(ctx, e.ExecutionID, e.DurationMS, e.Completed, e.Error, f.Outcome, string(owner))

@@ -182,7 +182,7 @@ func (s *Store) Save(ctx context.Context, sv store.Save) (_ int64, err error) {
 	err = s.grouped(ctx, false, fail, func(ctx context.Context, tx *writeTx) error {
 		// The session row is updated first: no row means an unknown session
 		// or a lost lease, and the rollback then leaves nothing behind.
-		err := tx.StmtContext(ctx, s.stmts.saveSession).QueryRowContext(ctx,
+		err := s.stmts.saveSession.QueryRowContext(ctx,
 			pendingText, millis(sv.At), sv.SessionID, millis(sv.At), string(sv.Owner), sv.Release).Scan(&version)
 		if errors.Is(err, sql.ErrNoRows) {
 			var one int
@@ -195,7 +195,7 @@ func (s *Store) Save(ctx context.Context, sv store.Save) (_ int64, err error) {
 			return fail(err)
 		}
 		if len(sv.Messages) > 0 {
-			stmt := tx.StmtContext(ctx, s.stmts.appendMessage)
+			stmt := s.stmts.appendMessage
 			for _, m := range sv.Messages {
 				if _, err := stmt.ExecContext(ctx, sv.SessionID, string(m)); err != nil {
 					return fail(err)

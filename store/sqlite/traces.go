@@ -41,7 +41,7 @@ func (s *Store) saveTrace(ctx context.Context, t api.Trace) (err error) {
 func (s *Store) putTraceRow(ctx context.Context, tx *writeTx, t api.Trace, whole bool) error {
 	args := []any{t.TraceID, t.SessionID, millis(t.StartedAt), t.DurationMS, t.Success}
 	if !whole {
-		res, err := tx.StmtContext(ctx, s.stmts.endTraceRow).ExecContext(ctx, args...)
+		res, err := s.stmts.endTraceRow.ExecContext(ctx, args...)
 		if err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func (s *Store) putTraceRow(ctx context.Context, tx *writeTx, t api.Trace, whole
 			return err
 		}
 	}
-	_, err := tx.StmtContext(ctx, s.stmts.saveTraceRow).ExecContext(ctx, args...)
+	_, err := s.stmts.saveTraceRow.ExecContext(ctx, args...)
 	return err
 }
 
@@ -66,7 +66,7 @@ func (s *Store) appendTrace(ctx context.Context, tx *writeTx, t api.Trace, from 
 		// A whole chain replaces what was stored under its id.
 		from = 0
 		for _, clear := range []*sql.Stmt{s.stmts.clearTraceCalls, s.stmts.clearTraceTools} {
-			if _, err := tx.StmtContext(ctx, clear).ExecContext(ctx, t.TraceID); err != nil {
+			if _, err := clear.ExecContext(ctx, t.TraceID); err != nil {
 				return err
 			}
 		}
@@ -74,8 +74,8 @@ func (s *Store) appendTrace(ctx context.Context, tx *writeTx, t api.Trace, from 
 	if from == len(t.Calls) {
 		return nil
 	}
-	call := tx.StmtContext(ctx, s.stmts.appendTraceCall)
-	tool := tx.StmtContext(ctx, s.stmts.indexTraceTool)
+	call := s.stmts.appendTraceCall
+	tool := s.stmts.indexTraceTool
 	for i := from; i < len(t.Calls); i++ {
 		c := t.Calls[i]
 		if _, err := call.ExecContext(ctx, t.TraceID, i, c.CallID, c.ParentID, c.Kind, c.ToolName,

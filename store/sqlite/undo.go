@@ -41,7 +41,7 @@ func (s *Store) putUndo(ctx context.Context, tx *writeTx, p store.UndoPut) error
 	if err := s.putBlobs(ctx, tx, p.Blobs); err != nil {
 		return err
 	}
-	_, err := tx.StmtContext(ctx, s.stmts.putUndoRecord).ExecContext(ctx, p.Record.Seq, p.Record.Data)
+	_, err := s.stmts.putUndoRecord.ExecContext(ctx, p.Record.Seq, p.Record.Data)
 	return err
 }
 
@@ -139,7 +139,7 @@ func (s *Store) putBlobs(ctx context.Context, tx *writeTx, blobs []store.UndoBlo
 	if len(blobs) == 0 {
 		return nil
 	}
-	stmt := tx.StmtContext(ctx, s.stmts.putUndoBlob)
+	stmt := s.stmts.putUndoBlob
 	for _, b := range blobs {
 		data := b.Data
 		if data == nil {

@@ -18,7 +18,8 @@ import (
 // a statement with a context that cannot end starts none. Every write of the
 // Store holds writeMu (see writing), so nothing else uses the connection while
 // a transaction is open; the statements prepared on it (statements.go) run on
-// it inside or outside a transaction alike.
+// it inside or outside a transaction alike, so a write calls them as they
+// are (s.stmts.x), in a transaction or not.
 
 // A writeTx is a write transaction on the Store's write connection. Every path
 // that begins one ends it, by Commit or by a deferred Rollback: one left open
@@ -77,10 +78,4 @@ func (t *writeTx) QueryContext(ctx context.Context, query string, args ...any) (
 
 func (t *writeTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	return t.conn.QueryRowContext(ctx, query, args...)
-}
-
-// StmtContext returns stmt: the write statements are prepared on the write
-// connection, so they run inside the transaction as they are.
-func (t *writeTx) StmtContext(_ context.Context, stmt *sql.Stmt) *sql.Stmt {
-	return stmt
 }
