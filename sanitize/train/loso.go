@@ -110,7 +110,7 @@ func leaveOut(all []example, source string, held []example) losoResult {
 		if sc := m.Score(e.Text); sc >= t {
 			r.hits++
 			if debug && e.Label == 0 {
-				r.flagged = append(r.flagged, fmt.Sprintf("%.4f %s %.200q", sc, e.Src, e.Text))
+				r.flagged = append(r.flagged, fmt.Sprintf("%.4f %s %.200q\n%s", sc, e.Src, e.Text, explain(m, e.Text)))
 			}
 		}
 		if e.Label == 0 || len(hosts) == 0 {
@@ -150,7 +150,7 @@ func losoReport(rs []losoResult) string {
 		if debug {
 			sort.Sort(sort.Reverse(sort.StringSlice(r.flagged)))
 			for _, f := range r.flagged[:min(8, len(r.flagged))] {
-				fmt.Fprintf(&b, "      %s\n", f)
+				fmt.Fprintf(&b, "      %s", f)
 			}
 		}
 	}

@@ -223,6 +223,9 @@ func debugReport(m *classifier.Model, threshold float64, exs []example) string {
 	var b strings.Builder
 	for _, s := range ben[:min(15, len(ben))] {
 		fmt.Fprintf(&b, "benign %.4f %s\n", s.s, s.e.Src)
+		if s.s >= threshold {
+			b.WriteString(explain(m, s.e.Text))
+		}
 	}
 	for _, s := range att {
 		t := s.e.Text
@@ -234,5 +237,52 @@ func debugReport(m *classifier.Model, threshold float64, exs []example) string {
 		}
 		fmt.Fprintf(&b, "missed %.4f %-14s %q\n", s.s, s.e.Cat, t)
 	}
+	return b.String()
+}
+
+// explain shows why text scores as it does: the window that scores highest and
+// the features that carry it most, by their share of its log-odds.
+func explain(m *classifier.Model, text string) string {
+	var best classifier.Window
+	bestLogit := float32(math.Inf(-1))
+	for _, w := range classifier.Windows(text) {
+		if l := m.WindowLogit(w.Features); l > bestLogit {
+			best, bestLogit = w, l
+		}
+	}
+	if best.End == 0 {
+		return ""
+	}
+	names := map[uint32][]string{}
+	for _, f := range classifier.Features(text[best.Start:best.End]) {
+		names[f.Index] = append(names[f.Index], f.Name)
+	}
+	type part struct {
+		w    float32
+		name string
+	}
+	sum := map[uint32]float32{}
+	for _, f := range best.Features {
+		sum[f] += m.Weight(f) * classifier.Norm(len(best.Features))
+	}
+	var parts []part
+	for f, w := range sum {
+		name := "?"
+		if n := names[f]; len(n) > 0 {
+			name = n[0]
+		}
+		parts = append(parts, part{w, name})
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].w > parts[j].w || parts[i].w == parts[j].w && parts[i].name < parts[j].name })
+	var b strings.Builder
+	window := strings.Join(strings.Fields(text[best.Start:best.End]), " ")
+	if len(window) > 240 {
+		window = window[:240]
+	}
+	fmt.Fprintf(&b, "    window %q\n    log-odds %.2f:", window, bestLogit)
+	for _, p := range parts[:min(8, len(parts))] {
+		fmt.Fprintf(&b, " %+.2f %q", p.w, p.name)
+	}
+	b.WriteString("\n")
 	return b.String()
 }

@@ -20,7 +20,7 @@ var topicWords = strings.Fields(`
 	money payment payments pay paid payout card cards credit debit bank banking account accounts balance
 	transfer transfers transaction transactions invoice invoices refund refunds charge charged charges
 	purchase purchases preauthorized authorization wire iban billing statement dollars usd eur
-	password passwords passcode pin login logins signin sign-in verify verification verified security secure
+	password passwords passphrase passphrases passcode pin login logins signin sign-in verify verification verified security secure
 	authentication two-factor 2fa otp token tokens credentials credential identity wallet crypto bitcoin
 	paypal stripe visa mastercard
 	contraseña contraseñas cuenta tarjeta pago transferencia seguridad
@@ -58,6 +58,7 @@ var topicProbes = []string{
 	"Enter the verification code to sign in to your account.",
 	"Transfer sent: $1,250.00 to your savings account.",
 	"Security alert: new sign-in from Chrome on Windows.",
+	"To change the passphrase of your SSH key, run ssh-keygen -p.",
 	"パスワードマネージャーのショートカットが衝突しています。",
 	"Ваша карта заблокирована. Позвоните в банк.",
 	"您的账户密码已修改。",
