@@ -273,7 +273,9 @@ func explain(m *classifier.Model, text string) string {
 		}
 		parts = append(parts, part{w, name})
 	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i].w > parts[j].w || parts[i].w == parts[j].w && parts[i].name < parts[j].name })
+	sort.Slice(parts, func(i, j int) bool {
+		return parts[i].w > parts[j].w || parts[i].w == parts[j].w && parts[i].name < parts[j].name
+	})
 	var b strings.Builder
 	window := strings.Join(strings.Fields(text[best.Start:best.End]), " ")
 	if len(window) > 240 {
