@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"errors"
+	"bytes"
 	"fmt"
 	"github.com/ailab/ai-lab/llm"
 	"io"
@@ -270,5 +271,115 @@ func TestEncodeRequestWireFormat(t *testing.T) {
 	}
 	if _, err := encodeRequest("m", llm.Request{Messages: []llm.Message{{Role: "robot"}}}, cache, false); err == nil {
 		t.Error("an unknown role was encoded")
+	}
+}
+
+// TestWireCacheSeesCallsChangedInPlace: a message is looked up by where its
+// strings live, and a history whose tool call is rewritten in its own slice (the
+// message's strings and the slice's address unchanged) must be encoded anew, not
+// served the encoding of the call it replaced.
+func TestWireCacheSeesCallsChangedInPlace(t *testing.T) {
+	cache := &wireCache{}
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "write it"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "write_file", Arguments: `{"path":"a"}`}}},
+	}
+	body := func() string {
+		b, err := encodeRequest("m", llm.Request{Messages: msgs}, cache, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	first := body()
+	if !strings.Contains(first, `{\"path\":\"a\"}`) {
+		t.Fatalf("first body %s", first)
+	}
+	msgs[1].ToolCalls[0].Arguments = `{"path":"b"}`
+	if got := body(); !strings.Contains(got, `{\"path\":\"b\"}`) || strings.Contains(got, `{\"path\":\"a\"}`) {
+		t.Errorf("after the call was changed in place, the body is %s", got)
+	}
+	msgs[1].ToolCalls = append(msgs[1].ToolCalls[:1:1], llm.ToolCall{ID: "call_2", Name: "read_file", Arguments: `{}`})
+	if got := body(); !strings.Contains(got, `"call_2"`) {
+		t.Errorf("after a call was added, the body is %s", got)
+	}
+}
+
+// FuzzWireCache plays rounds of a conversation whose messages are kept, edited
+// in place, replaced by equal copies or by new text, and checks that the cached
+// body of every round is the body encoded from scratch.
+func FuzzWireCache(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{3, 3, 3, 7, 7, 1, 200, 14, 99})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		cache := &wireCache{}
+		texts := []string{"a", "b", "a longer text", `{"path":"x"}`, ""}
+		var msgs []llm.Message
+		for i, op := range ops {
+			text := texts[int(op>>4)%len(texts)]
+			switch op % 6 {
+			case 0: // a new message
+				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: text})
+			case 1: // a new tool call and its result
+				id := fmt.Sprint("call_", i)
+				msgs = append(msgs,
+					llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "write_file", Arguments: text}}},
+					llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: text})
+			case 2: // a call's arguments rewritten in place
+				for j := range msgs {
+					if len(msgs[j].ToolCalls) > 0 {
+						msgs[j].ToolCalls[0].Arguments = strings.Clone(text + fmt.Sprint(i))
+						break
+					}
+				}
+			case 3: // a message replaced by an equal copy at another address
+				if len(msgs) > 0 {
+					j := i % len(msgs)
+					msgs[j].Content = strings.Clone(msgs[j].Content)
+				}
+			case 4: // a message's text replaced
+				if len(msgs) > 0 {
+					msgs[i%len(msgs)].Content = strings.Clone(text + "!")
+				}
+			case 5: // the oldest message left out, as the window does
+				if len(msgs) > 0 {
+					msgs = msgs[1:]
+				}
+			}
+			req := llm.Request{Messages: msgs}
+			got, err := encodeRequest("m", req, cache, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := encodeRequest("m", req, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("op %d: cached body\n%s\nwant\n%s", i, got, want)
+			}
+		}
+	})
+}
+
+// TestWireCacheStaysBounded: a system prompt built anew every round (as the
+// server's is) adds an entry by address each round while its content is
+// cached already; those entries keep their strings, so they count against the
+// cache's bound, which must hold however many rounds are sent.
+func TestWireCacheStaysBounded(t *testing.T) {
+	cache := &wireCache{}
+	user := llm.Message{Role: llm.RoleUser, Content: "hi"}
+	prompt := strings.Repeat("You are a careful assistant. ", 40)
+	for range 2 * maxCacheBytes / len(prompt) {
+		req := llm.Request{Messages: []llm.Message{{Role: llm.RoleSystem, Content: strings.Clone(prompt)}, user}}
+		if _, err := encodeRequest("m", req, cache, false); err != nil {
+			t.Fatal(err)
+		}
+		if cache.bytes > maxCacheBytes {
+			t.Fatalf("the cache holds %d bytes, over its bound of %d", cache.bytes, maxCacheBytes)
+		}
+	}
+	if n := len(cache.byRef); n*len(prompt) > maxCacheBytes {
+		t.Errorf("%d entries by address keep %d bytes of prompts, over the bound of %d", n, n*len(prompt), maxCacheBytes)
 	}
 }

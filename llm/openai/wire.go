@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/ailab/ai-lab/llm"
 )
@@ -129,6 +131,7 @@ func encodeMessage(m llm.Message) (json.RawMessage, error) {
 type wireCache struct {
 	mu    sync.Mutex
 	byKey map[wireKey]json.RawMessage
+	byRef map[refKey]refEntry
 	bytes int
 
 	toolSpecs *llm.ToolSpec // the first element of the list lastTools encodes
@@ -168,9 +171,8 @@ func (c *wireCache) tools(specs []llm.ToolSpec) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// wireKey identifies a message by everything its encoding depends on; a
-// message's strings are the same values round after round, so comparing them
-// is cheap.
+// wireKey identifies a message by everything its encoding depends on: a message
+// not found by address (a text made anew, an equal copy) is found by content.
 type wireKey struct {
 	role, content, toolCallID, calls string
 }
@@ -199,25 +201,118 @@ func (c *wireCache) encode(m llm.Message) (json.RawMessage, error) {
 	if c == nil {
 		return encodeMessage(m)
 	}
+	ref := refOf(m)
+	c.mu.Lock()
+	e, ok := c.byRef[ref]
+	c.mu.Unlock()
+	if ok && sameCalls(m.ToolCalls, e.keep.ToolCalls) {
+		return e.raw, nil
+	}
 	k := keyOf(m)
 	c.mu.Lock()
 	raw, ok := c.byKey[k]
 	c.mu.Unlock()
-	if ok {
-		return raw, nil
+	if !ok {
+		var err error
+		if raw, err = encodeMessage(m); err != nil {
+			return nil, err
+		}
 	}
-	raw, err := encodeMessage(m)
-	if err != nil {
-		return nil, err
-	}
+	// Both maps count against maxCacheBytes: an entry by address keeps its
+	// message's strings, and a text made anew every round (the system prompt)
+	// adds one such entry a round while its content is found in byKey.
+	kept := messageBytes(m)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.byKey == nil || c.bytes+len(raw) > maxCacheBytes {
-		c.byKey, c.bytes = map[wireKey]json.RawMessage{}, 0
+	if c.byKey == nil || c.bytes+len(raw)+kept > maxCacheBytes {
+		c.byKey, c.byRef, c.bytes = map[wireKey]json.RawMessage{}, map[refKey]refEntry{}, 0
+		ok = false
 	}
-	c.byKey[k] = raw
-	c.bytes += len(raw)
+	if !ok {
+		c.byKey[k] = raw
+		c.bytes += len(raw)
+	}
+	// The calls are copied: the entry must hold their strings even if the
+	// caller later changes its slice in place.
+	m.ToolCalls = slices.Clone(m.ToolCalls)
+	c.byRef[ref] = refEntry{raw: raw, keep: m}
+	c.bytes += kept
 	return raw, nil
+}
+
+// The messages of a conversation are the same values round after round: the
+// history keeps each message once and every request carries it again. So a
+// message is first looked up by where its strings live (refKey), which costs a
+// few words per message, and only then by what they hold (wireKey), which
+// hashes and compares every byte of them, a tool call's arguments and a long
+// tool result included: with a long history that was most of a cached
+// request's encoding.
+//
+// Looking strings up by address is sound only while nothing else can live at
+// that address: each entry keeps the message it was made for (refEntry.keep),
+// so its strings stay allocated while the entry exists, Go never moves them, and
+// a string's bytes never change.
+
+// A strRef is where a string's bytes live and how many there are.
+type strRef struct {
+	p *byte
+	n int
+}
+
+func refString(s string) strRef {
+	if len(s) == 0 {
+		return strRef{}
+	}
+	return strRef{unsafe.StringData(s), len(s)}
+}
+
+// A refKey identifies a message by its role and the addresses of its strings
+// and of its tool calls. A message's calls are compared again on a hit (see
+// sameCalls): the slice may have been changed in place.
+type refKey struct {
+	role                string
+	content, toolCallID strRef
+	calls               *llm.ToolCall
+	ncalls              int
+}
+
+// A refEntry is a message's encoding and the message itself, its calls copied,
+// kept so that its strings outlive the entry (see above).
+type refEntry struct {
+	raw  json.RawMessage
+	keep llm.Message
+}
+
+// refOf returns m's refKey.
+func refOf(m llm.Message) refKey {
+	k := refKey{role: m.Role, content: refString(m.Content), toolCallID: refString(m.ToolCallID), ncalls: len(m.ToolCalls)}
+	if len(m.ToolCalls) > 0 {
+		k.calls = &m.ToolCalls[0]
+	}
+	return k
+}
+
+// sameCalls reports whether calls hold the very strings of kept.
+func sameCalls(calls, kept []llm.ToolCall) bool {
+	if len(calls) != len(kept) {
+		return false
+	}
+	for i, c := range calls {
+		k := kept[i]
+		if refString(c.ID) != refString(k.ID) || refString(c.Name) != refString(k.Name) || refString(c.Arguments) != refString(k.Arguments) {
+			return false
+		}
+	}
+	return true
+}
+
+// messageBytes is what m's strings hold.
+func messageBytes(m llm.Message) int {
+	n := len(m.Role) + len(m.Content) + len(m.ToolCallID)
+	for _, c := range m.ToolCalls {
+		n += len(c.ID) + len(c.Name) + len(c.Arguments)
+	}
+	return n
 }
 
 // size estimates the encoded size of req, to allocate the body once.
