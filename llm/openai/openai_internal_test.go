@@ -1,9 +1,9 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
-	"bytes"
 	"fmt"
 	"github.com/ailab/ai-lab/llm"
 	"io"
