@@ -362,24 +362,37 @@ func FuzzWireCache(f *testing.F) {
 	})
 }
 
-// TestWireCacheStaysBounded: a system prompt built anew every round (as the
-// server's is) adds an entry by address each round while its content is
-// cached already; those entries keep their strings, so they count against the
-// cache's bound, which must hold however many rounds are sent.
+// TestWireCacheStaysBounded: every new message adds an entry by content and
+// one by address, and the one by address keeps the message's strings alive; all
+// that the cache keeps counts against its bound, however many rounds are sent.
+// A system prompt made anew every round (as the server's is) is found by
+// content and adds nothing.
 func TestWireCacheStaysBounded(t *testing.T) {
 	cache := &wireCache{}
-	user := llm.Message{Role: llm.RoleUser, Content: "hi"}
 	prompt := strings.Repeat("You are a careful assistant. ", 40)
-	for range 2 * maxCacheBytes / len(prompt) {
-		req := llm.Request{Messages: []llm.Message{{Role: llm.RoleSystem, Content: strings.Clone(prompt)}, user}}
+	for i := range 2 * maxCacheBytes / (2 * len(prompt)) {
+		req := llm.Request{Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: strings.Clone(prompt)},
+			{Role: llm.RoleUser, Content: fmt.Sprint(i, prompt)},
+		}}
 		if _, err := encodeRequest("m", req, cache, false); err != nil {
 			t.Fatal(err)
 		}
-		if cache.bytes > maxCacheBytes {
-			t.Fatalf("the cache holds %d bytes, over its bound of %d", cache.bytes, maxCacheBytes)
+		if i%256 != 0 {
+			continue
+		}
+		held := 0
+		for _, raw := range cache.byKey {
+			held += len(raw)
+		}
+		for _, e := range cache.byRef {
+			held += messageBytes(e.keep)
+		}
+		if held > maxCacheBytes {
+			t.Fatalf("after %d rounds the cache holds %d bytes, over its bound of %d", i+1, held, maxCacheBytes)
 		}
 	}
-	if n := len(cache.byRef); n*len(prompt) > maxCacheBytes {
-		t.Errorf("%d entries by address keep %d bytes of prompts, over the bound of %d", n, n*len(prompt), maxCacheBytes)
+	if n := len(cache.byRef); n > maxCacheBytes/(2*len(prompt)) {
+		t.Errorf("%d entries by address, more than the new messages that fit", n)
 	}
 }

@@ -212,31 +212,30 @@ func (c *wireCache) encode(m llm.Message) (json.RawMessage, error) {
 	c.mu.Lock()
 	raw, ok := c.byKey[k]
 	c.mu.Unlock()
-	if !ok {
-		var err error
-		if raw, err = encodeMessage(m); err != nil {
-			return nil, err
-		}
+	if ok {
+		// Found by content at another address: most likely a text made anew
+		// every round (the system prompt), whose address will not come
+		// again, so it is not kept by this one.
+		return raw, nil
 	}
-	// Both maps count against maxCacheBytes: an entry by address keeps its
-	// message's strings, and a text made anew every round (the system prompt)
-	// adds one such entry a round while its content is found in byKey.
-	kept := messageBytes(m)
+	raw, err := encodeMessage(m)
+	if err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// An entry by address keeps its message's strings: both count against
+	// maxCacheBytes.
+	kept := messageBytes(m)
 	if c.byKey == nil || c.bytes+len(raw)+kept > maxCacheBytes {
 		c.byKey, c.byRef, c.bytes = map[wireKey]json.RawMessage{}, map[refKey]refEntry{}, 0
-		ok = false
 	}
-	if !ok {
-		c.byKey[k] = raw
-		c.bytes += len(raw)
-	}
+	c.byKey[k] = raw
 	// The calls are copied: the entry must hold their strings even if the
 	// caller later changes its slice in place.
 	m.ToolCalls = slices.Clone(m.ToolCalls)
 	c.byRef[ref] = refEntry{raw: raw, keep: m}
-	c.bytes += kept
+	c.bytes += len(raw) + kept
 	return raw, nil
 }
 
