@@ -396,3 +396,24 @@ func TestWireCacheStaysBounded(t *testing.T) {
 		t.Errorf("%d entries by address, more than the new messages that fit", n)
 	}
 }
+
+// TestEncodeRequestSizesTheBodyByItsCachedTools: once the tools' encoding is
+// cached, the body is allocated at about its size, not at a guess of a
+// kilobyte a tool (a dozen tools made every request's buffer 12 KB too large).
+func TestEncodeRequestSizesTheBodyByItsCachedTools(t *testing.T) {
+	cache := &wireCache{}
+	var tools []llm.ToolSpec
+	for i := range 12 {
+		tools = append(tools, llm.ToolSpec{Name: fmt.Sprint("tool_", i), Parameters: map[string]any{"type": "object"}})
+	}
+	req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Tools: tools}
+	for round := range 2 {
+		body, err := encodeRequest("m", req, cache, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slack := cap(body) - len(body); round == 1 && slack > 512 {
+			t.Errorf("the body of %d bytes was allocated with %d bytes to spare", len(body), slack)
+		}
+	}
+}

@@ -323,5 +323,16 @@ func (c *wireCache) size(req llm.Request) int {
 			n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 64
 		}
 	}
+	if len(req.Tools) == 0 {
+		return n
+	}
+	// The tools' encoding is usually cached already, and its size known.
+	if c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.toolSpecs == &req.Tools[0] && c.toolCount == len(req.Tools) {
+			return n + len(c.lastTools)
+		}
+	}
 	return n + 1024*len(req.Tools)
 }
