@@ -23,6 +23,7 @@ var topicWords = strings.Fields(`
 	password passwords passphrase passphrases passcode pin login logins signin sign-in verify verification verified security secure
 	authentication two-factor 2fa otp token tokens credentials credential identity wallet crypto bitcoin
 	paypal stripe visa mastercard
+	xyz abc foo bar baz qux lorem ipsum
 	contraseña contraseñas cuenta tarjeta pago transferencia seguridad
 	passwort konto karte zahlung überweisung sicherheit anmeldung
 	compte carte paiement virement sécurité
