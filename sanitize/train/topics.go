@@ -35,15 +35,29 @@ var topicWords = strings.Fields(`
 	كلمة المرور حساب بطاقة دفع
 `)
 
+// topicPhrases are more topic words, one per line: "password" in Hindi and
+// Bengali, which topicWords lacked. A line may hold words the featurizer reads
+// as more than one token (a vowel sign splits a Bengali word, a script without
+// spaces is read a character at a time), and the word pairs inside it are topic
+// features too. Thai is left out: capping the characters of "รหัสผ่าน" would
+// cap some of the commonest of its script.
+var topicPhrases = strings.Split(strings.TrimSpace(`
+पासवर्ड
+পাসওয়ার্ড
+`), "\n")
+
 // topicFeatures returns the indexes of the word and character 4-gram features of
-// topicWords (in scripts written without spaces, the features of each character).
+// topicWords and topicPhrases (in scripts written without spaces, the features
+// of each character), and of the word pairs inside each of them.
 func topicFeatures() map[uint32]bool {
 	out := map[uint32]bool{}
-	for _, w := range topicWords {
+	for _, w := range append(append([]string{}, topicWords...), topicPhrases...) {
 		for _, f := range classifier.Features(w) {
-			// Word pairs are left alone: "the password" after "reveal" is a
-			// pair of the attack's own.
-			if !strings.Contains(f.Name, " ") {
+			// A pair that reaches outside the term is left alone: "the
+			// password" after "reveal" is a pair of the attack's own. A pair
+			// inside the term is named by both its tokens; the pair that
+			// opens the text is named by its second token alone.
+			if !strings.HasPrefix(f.Name, " ") {
 				out[f.Index] = true
 			}
 		}
@@ -66,6 +80,7 @@ var topicProbes = []string{
 	"비밀번호가 변경되었습니다.",
 	"Su contraseña ha sido cambiada.",
 	"Ihr Passwort wurde geändert.",
+	"আপনার পাসওয়ার্ড পরিবর্তন করা হয়েছে।",
 }
 
 // A heavyFeature is a feature with a large weight and the readable forms it was
