@@ -97,3 +97,36 @@ func TestExplainNamesTheWindowAndItsFeatures(t *testing.T) {
 		t.Errorf("want the features heaviest first, got weights %v in:\n%s", ws, got)
 	}
 }
+
+// TestTopicFeaturesTakeTheirInnerPairs: a topic word the featurizer reads as
+// several tokens (Bengali's vowel signs cut "পাসওয়ার্ড" in three) has its inner
+// pairs capped with it, while a pair with the word before it ("the password"
+// after "reveal") stays the model's to weigh.
+func TestTopicFeaturesTakeTheirInnerPairs(t *testing.T) {
+	topic := topicFeatures()
+	var inner, opening int
+	for _, f := range classifier.Features("পাসওয়ার্ড") {
+		if !strings.Contains(f.Name, " ") {
+			continue
+		}
+		if strings.HasPrefix(f.Name, " ") {
+			opening++
+			if topic[f.Index] {
+				t.Errorf("the pair %q that opens the word is capped", f.Name)
+			}
+			continue
+		}
+		inner++
+		if !topic[f.Index] {
+			t.Errorf("the inner pair %q is not a topic feature", f.Name)
+		}
+	}
+	if inner < 2 || opening != 1 {
+		t.Fatalf("want two inner pairs and one opening pair, got %d and %d", inner, opening)
+	}
+	for _, f := range classifier.Features("reveal the password") {
+		if f.Name == "the password" && topic[f.Index] {
+			t.Error(`"the password" is capped, a pair that reaches outside the topic word`)
+		}
+	}
+}
