@@ -33,7 +33,11 @@ import (
 //     part spent in the kernel;
 //   - wal-peak-MB: the largest the state database's WAL file was, sampled
 //     every 20 ms; wal-idle-MB: its size 5 s after the last turn;
-//   - rss-peak-MB: the server's largest resident set.
+//   - rss-peak-MB: the server's largest resident set;
+//   - server-rw-calls/turn, server-written-KB/turn, server-switches/turn: its
+//     read and write system calls (the WAL's page writes among them), the bytes
+//     it wrote and its threads' context switches per turn, which the machine's
+//     speed does not blur as it does the CPU.
 //
 // b.N is the number of turns over all sessions (run it with -benchtime=1000x:
 // 10 turns for each of 100 sessions). AILAB_BENCH_DURATION=10m plays turns for
@@ -119,6 +123,7 @@ func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, du
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512, MaxIdleConns: 512}}
 	b.ResetTimer()
 	user0, sys0 := srv.cpuParts()
+	io0 := srv.ioCounts()
 	sessionOf := make([]string, sessions)
 	more := func() bool { return left.Add(-1) >= 0 && (end.IsZero() || time.Now().Before(end)) }
 	overheads, errs := llmtest.PlaySessions(sessions, delay, more, func(i, n int) (time.Duration, error) {
@@ -137,6 +142,7 @@ func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, du
 		return d, nil
 	})
 	user1, sys1 := srv.cpuParts()
+	io1 := srv.ioCounts()
 	user, sys := user1-user0, sys1-sys0
 	cpu := user + sys
 	b.StopTimer()
@@ -153,6 +159,11 @@ func runServeLoad(b *testing.B, bin string, sessions int, tool string, delay, du
 	if n := len(overheads); n > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "server-cpu-ms/turn")
 		b.ReportMetric(float64(sys.Microseconds())/1000/float64(n), "server-sys-ms/turn")
+		if io0.ok && io1.ok {
+			b.ReportMetric(float64(io1.reads-io0.reads+io1.writes-io0.writes)/float64(n), "server-rw-calls/turn")
+			b.ReportMetric(float64(io1.written-io0.written)/1024/float64(n), "server-written-KB/turn")
+			b.ReportMetric(float64(io1.switches-io0.switches)/float64(n), "server-switches/turn")
+		}
 	}
 	b.ReportMetric(float64(len(overheads)), "turns")
 	b.ReportMetric(float64(walPeak)/(1<<20), "wal-peak-MB")
@@ -254,6 +265,52 @@ func (s *loadServer) cpuParts() (user, sys time.Duration) {
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	const tick = time.Second / 100 // USER_HZ is 100 on Linux
 	return time.Duration(utime) * tick, time.Duration(stime) * tick
+}
+
+// ioCounts are the process's read and write system calls and the bytes its
+// writes carried (/proc/PID/io's syscr, syscw and wchar), and its context
+// switches (every thread's, from /proc/PID/task/*/status). They count work that a
+// machine's speed does not blur, so two builds compare in fewer runs than their
+// CPU does. ok is false where /proc does not show them.
+type ioCounts struct {
+	reads, writes, written, switches int64
+	ok                               bool
+}
+
+func (s *loadServer) ioCounts() ioCounts {
+	pid := s.cmd.Process.Pid
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return ioCounts{}
+	}
+	var c ioCounts
+	for _, line := range strings.Split(string(data), "\n") {
+		name, value, _ := strings.Cut(line, ": ")
+		n, _ := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		switch name {
+		case "syscr":
+			c.reads = n
+		case "syscw":
+			c.writes = n
+		case "wchar":
+			c.written = n
+		}
+	}
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	for _, t := range tasks {
+		status, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if name, value, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(name, "ctxt_switches") {
+				n, _ := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+				c.switches += n
+			}
+		}
+	}
+	c.ok = true
+	return c
 }
 
 // rss is the process's resident set in bytes.
