@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,7 +52,7 @@ var topicPhrases = strings.Split(strings.TrimSpace(`
 // of each character), and of the word pairs inside each of them.
 func topicFeatures() map[uint32]bool {
 	out := map[uint32]bool{}
-	for _, w := range append(append([]string{}, topicWords...), topicPhrases...) {
+	for _, w := range slices.Concat(topicWords, topicPhrases) {
 		for _, f := range classifier.Features(w) {
 			// A pair that reaches outside the term is left alone: "the
 			// password" after "reveal" is a pair of the attack's own. A pair

@@ -68,14 +68,7 @@ func (t *writeTx) Rollback() error {
 	return nil
 }
 
+// ExecContext runs a statement inside the transaction.
 func (t *writeTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return t.conn.ExecContext(ctx, query, args...)
-}
-
-func (t *writeTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return t.conn.QueryContext(ctx, query, args...)
-}
-
-func (t *writeTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return t.conn.QueryRowContext(ctx, query, args...)
 }
