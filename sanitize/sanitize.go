@@ -157,7 +157,8 @@ const concurrentAssess = 32 << 10
 
 // assess starts the classifier on the original text (it folds invisible and
 // look-alike characters itself, and the layers' markers would hide the phrases it
-// weighs) and returns a function that waits for its verdict.
+// weighs) and returns a function that gives its verdict, reading what is left of
+// the text first.
 func assess(text string, on bool) func() classifier.Assessment {
 	if !on {
 		return func() classifier.Assessment { return classifier.Assessment{} }
@@ -166,9 +167,12 @@ func assess(text string, on bool) func() classifier.Assessment {
 		v := classifier.Assess(text)
 		return func() classifier.Assessment { return v }
 	}
-	done := make(chan classifier.Assessment, 1)
-	go func() { done <- classifier.Assess(text) }()
-	return func() classifier.Assessment { return <-done }
+	// The goroutine reads the text's pieces one at a time, and the caller, once
+	// done with the layers, reads those left: on a long text neither core then
+	// waits for the other at the end.
+	job := classifier.Start(text)
+	go job.Work()
+	return job.Assessment
 }
 
 // concurrentBreakouts is the text size from which runLayers starts the breakout

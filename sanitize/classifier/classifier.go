@@ -22,7 +22,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Score returns the probability in [0,1] that text is a prompt injection,
@@ -30,10 +33,13 @@ import (
 // long page is found): the maximum over windows.
 //
 // A window is about 20 words and windows overlap by half; a text that fits in
-// one window is scored whole. Texts longer than maxScan bytes are sampled: the
-// windows of evenly spaced slices (the first and last included) that add up to
-// maxScan bytes are scored, which bounds the work at the cost of missing an
-// injection that sits only between the slices.
+// one window is scored whole. A text of 1 MiB or more is read in pieces of about
+// 128 KiB that several goroutines can share (see Job); a piece reads on up to 4
+// KiB past its end, so that the windows that begin in it are read whole and a
+// passage across a cut is still read in one window. Texts longer than maxScan
+// bytes are sampled: the windows of evenly spaced slices (the first and last
+// included) that add up to maxScan bytes are scored, which bounds the work at
+// the cost of missing an injection that sits only between the slices.
 func Score(text string) float64 {
 	return embedded().Score(text)
 }
@@ -154,20 +160,83 @@ func (m *Model) Score(text string) float64 {
 // Assess is the package-level Assess with this model's weights and the given
 // threshold.
 func (m *Model) Assess(text string, threshold float64) Assessment {
-	s := scanners.Get().(*scanner)
-	defer scanners.Put(s)
-	s.w, s.bias, s.scale, s.shift, s.collect = m.w, m.bias, m.scale, 64-TableBits, false
-	s.hitLogit = logit(threshold)
+	return m.Start(text, threshold).Assessment()
+}
 
+// Start returns a Job that assesses text as Assess does, in pieces that any number
+// of goroutines may read at once through Job.Work.
+func Start(text string) *Job {
+	return embedded().Start(text, Threshold)
+}
+
+// Start is the package-level Start with this model's weights and the given
+// threshold.
+func (m *Model) Start(text string, threshold float64) *Job {
+	j := &Job{m: m, pieces: pieces(text), hit: logit(threshold), done: make(chan struct{})}
+	j.results = make([]pieceResult, len(j.pieces))
+	return j
+}
+
+// A Job is the assessment of one text, read in pieces (one piece for a text under
+// pieceFrom bytes). Work and Assessment may be called from any goroutines; the
+// assessment does not depend on which goroutine read which piece.
+type Job struct {
+	m       *Model
+	pieces  []piece
+	hit     float32
+	results []pieceResult
+	next    atomic.Int64 // the next piece to take
+	read    atomic.Int64 // pieces read
+	done    chan struct{}
+}
+
+type pieceResult struct {
+	best   float32
+	scored bool
+	over   int
+}
+
+// Work reads pieces of the text, one at a time, until none is left to take.
+func (j *Job) Work() {
+	var s *scanner
+	for {
+		i := int(j.next.Add(1) - 1)
+		if i >= len(j.pieces) {
+			break
+		}
+		if s == nil {
+			s = scanners.Get().(*scanner)
+			s.w, s.bias, s.scale, s.shift, s.collect = j.m.w, j.m.bias, j.m.scale, 64-TableBits, false
+			s.hitLogit = j.hit
+		}
+		s.reset()
+		s.limit = j.pieces[i].limit
+		s.scan(j.pieces[i].text)
+		j.results[i] = pieceResult{best: s.best, scored: s.scored, over: s.over}
+		if int(j.read.Add(1)) == len(j.pieces) {
+			close(j.done)
+		}
+	}
+	if s != nil {
+		s.text = ""
+		scanners.Put(s)
+	}
+}
+
+// Assessment reads the pieces no goroutine has taken yet, waits for the ones
+// others are reading, and returns the text's assessment.
+func (j *Job) Assessment() Assessment {
+	j.Work()
+	if len(j.pieces) > 0 {
+		<-j.done
+	}
 	best := float32(math.Inf(-1))
 	over := 0
-	for _, slice := range slices(text) {
-		s.reset()
-		s.scan(slice)
-		if s.scored && s.best > best {
-			best = s.best
+	for _, r := range j.results {
+		if r.scored && r.best > best {
+			best = r.best
 		}
-		over += s.over
+		over += r.over
 	}
 	if math.IsInf(float64(best), -1) {
 		return Assessment{} // nothing to read: no letters, digits or role punctuation
@@ -181,19 +250,68 @@ func logit(p float64) float32 {
 	return float32(math.Log(p / (1 - p)))
 }
 
-// slices returns text, or for a text over maxScan bytes the evenly spaced slices
-// of it that Score reads.
-func slices(text string) []string {
-	if len(text) <= maxScan {
-		return []string{text}
+// A piece is a part of a text that one scanner reads on its own: it scores the
+// windows that begin before limit (an offset in text), and text reaches past limit
+// so that the last of them are read whole. The next piece begins at limit with the
+// windows that begin there.
+type piece struct {
+	text  string
+	limit int
+}
+
+// The geometry of pieces: a text of pieceFrom bytes or more is read in pieces of
+// about pieceSize bytes, each reading on up to pieceTail bytes into the next to
+// finish its last windows (a window of twenty words is some 150 bytes of prose;
+// a window longer than the tail is read cut short). Variables so that tests can
+// cut short texts.
+var (
+	pieceFrom = 1 << 20
+	pieceSize = 128 << 10
+	pieceTail = 4 << 10
+)
+
+// pieces returns the pieces Score reads of text: the text whole, the text in
+// pieces when it has pieceFrom bytes or more, or, over maxScan bytes, the evenly
+// spaced slices of it that are read (each on its own, with no tail).
+func pieces(text string) []piece {
+	switch {
+	case len(text) > maxScan:
+		size := maxScan / maxSlices
+		step := (len(text) - size) / (maxSlices - 1)
+		out := make([]piece, maxSlices)
+		for i := range out {
+			out[i] = piece{text: text[i*step : i*step+size], limit: size}
+		}
+		return out
+	case len(text) < pieceFrom:
+		return []piece{{text: text, limit: len(text)}}
 	}
-	size := maxScan / maxSlices
-	step := (len(text) - size) / (maxSlices - 1)
-	out := make([]string, maxSlices)
-	for i := range out {
-		out[i] = text[i*step : i*step+size]
+	out := make([]piece, 0, len(text)/pieceSize+1)
+	for from := 0; from < len(text); {
+		to := cutAt(text, from+pieceSize)
+		end := cutAt(text, to+pieceTail)
+		out = append(out, piece{text: text[from:end], limit: to - from})
+		from = to
 	}
 	return out
+}
+
+// cutAt returns where a piece that should end near i ends: just after the first
+// space or line break in the 256 bytes from i, so that words are not cut, or
+// failing that (text in scripts written without spaces, a long token) at the
+// first character that starts at i or after; len(text) past the end.
+func cutAt(text string, i int) int {
+	if i >= len(text) {
+		return len(text)
+	}
+	near := text[i:min(i+256, len(text))]
+	if k := strings.IndexAny(near, " \n"); k >= 0 {
+		return i + k + 1
+	}
+	for i < len(text) && !utf8.RuneStart(text[i]) {
+		i++
+	}
+	return i
 }
 
 func sigmoid(x float32) float64 {
@@ -207,6 +325,7 @@ func sigmoid(x float32) float64 {
 type Window struct {
 	Start, End int
 	Features   []uint32
+	first      int // byte offset of the window's first token
 }
 
 // Windows returns the windows of text that Score takes the maximum over, in order.
@@ -220,12 +339,12 @@ func Windows(text string) []Window {
 		return nil
 	}
 	if len(c) == 1 {
-		return []Window{{Start: c[0].start, End: c[0].end, Features: s.feats[c[0].featFrom:c[0].featTo]}}
+		return []Window{{Start: c[0].start, End: c[0].end, Features: s.feats[c[0].featFrom:c[0].featTo], first: c[0].first}}
 	}
 	out := make([]Window, 0, len(c)-1)
 	for i := 1; i < len(c); i++ {
 		out = append(out, Window{Start: c[i-1].start, End: c[i].end,
-			Features: s.feats[c[i-1].featFrom:c[i].featTo]})
+			Features: s.feats[c[i-1].featFrom:c[i].featTo], first: c[i-1].first})
 	}
 	return out
 }

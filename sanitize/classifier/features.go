@@ -111,6 +111,10 @@ type scanner struct {
 	best         float32 // best window logit so far
 	hitLogit     float32 // scoring mode: the logit a window must reach to count in over
 	over         int     // windows whose logit reached hitLogit
+	chunkAt      int     // byte offset of the current chunk's first token
+	prevAt       int     // and of the previous chunk's
+	limit        int     // scoring mode: no window that begins at this offset or after is read
+	stopped      bool    // scoring mode: the window at limit was reached
 
 	// Collecting mode.
 	collect    bool
@@ -156,6 +160,7 @@ type scanner struct {
 type chunkSpan struct {
 	start, end       int
 	featFrom, featTo int
+	first            int // byte offset of the chunk's first token
 }
 
 // reset readies the scanner for a new text, keeping its buffers and, while the
@@ -171,6 +176,7 @@ func (s *scanner) reset() {
 	}
 	s.sum, s.prevSum, s.n, s.prevN, s.words = 0, 0, 0, 0, 0
 	s.havePrev, s.scored, s.best, s.over = false, false, 0, 0
+	s.chunkAt, s.prevAt, s.limit, s.stopped = 0, 0, math.MaxInt, false
 	s.feats, s.chunks = s.feats[:0], s.chunks[:0]
 	s.chunkStart, s.chunkFeat, s.pos = 0, 0, 0
 	s.tlen, s.tokStart, s.tokHash, s.runes = 0, 0, 0, 0
@@ -208,6 +214,9 @@ func (s *scanner) emitToken(tok []byte, word bool) {
 		h *= fnvPrime
 	}
 	h ^= uint64(len(tok)) << 56
+	if s.words == 0 {
+		s.chunkAt = s.pos
+	}
 	if s.naming {
 		s.name = s.prevTok + " " + string(tok)
 		s.prevTok = string(tok)
@@ -335,12 +344,19 @@ func (s *scanner) endChunk() {
 	}
 	if s.collect {
 		s.chunks = append(s.chunks, chunkSpan{start: s.chunkStart, end: s.pos,
-			featFrom: s.chunkFeat, featTo: len(s.feats)})
+			featFrom: s.chunkFeat, featTo: len(s.feats), first: s.chunkAt})
 		s.chunkStart, s.chunkFeat = s.pos, len(s.feats)
+	} else if s.stopped {
+		return
 	} else if s.havePrev {
 		s.window(s.prevSum+s.sum, s.prevN+s.n)
+		// The next window begins with this chunk: past the limit, it belongs
+		// to the next piece.
+		if s.chunkAt >= s.limit {
+			s.stopped = true
+		}
 	}
-	s.prevSum, s.prevN, s.havePrev = s.sum, s.n, true
+	s.prevSum, s.prevN, s.havePrev, s.prevAt = s.sum, s.n, true, s.chunkAt
 	s.sum, s.n, s.words = 0, 0, 0
 }
 
@@ -362,11 +378,12 @@ func (s *scanner) finish(end int) {
 	if s.collect {
 		if s.n > 0 {
 			s.chunks = append(s.chunks, chunkSpan{start: s.chunkStart, end: end,
-				featFrom: s.chunkFeat, featTo: len(s.feats)})
+				featFrom: s.chunkFeat, featTo: len(s.feats), first: s.chunkAt})
 		}
 		return
 	}
 	switch {
+	case s.stopped:
 	case s.n > 0 && s.havePrev:
 		s.window(s.prevSum+s.sum, s.prevN+s.n)
 	case s.n > 0:
@@ -379,7 +396,7 @@ func (s *scanner) finish(end int) {
 // scan reads text; the caller has reset the scanner.
 func (s *scanner) scan(text string) {
 	s.text = text
-	for i := 0; i < len(text); {
+	for i := 0; i < len(text) && !s.stopped; {
 		c := text[i]
 		if c < utf8.RuneSelf {
 			switch asciiClass[c] {

@@ -93,8 +93,11 @@ func referenceAssess(m *Model, text string, threshold float64) Assessment {
 	best := float32(math.Inf(-1))
 	over := 0
 	hit := logit(threshold)
-	for _, slice := range slices(text) {
-		for _, w := range Windows(slice) {
+	for _, p := range pieces(text) {
+		for _, w := range Windows(p.text) {
+			if w.first >= p.limit {
+				break // the next piece's
+			}
 			l := m.WindowLogit(w.Features)
 			best = max(best, l)
 			if l >= hit {
