@@ -595,7 +595,17 @@ func (s *scanner) addRune(i int, r rune, raw string) {
 		switch e >> 24 {
 		case kindSkip:
 			return
-		case kindLetter, kindUnbroken, kindDigit, kindSeparator:
+		case kindLetter:
+			if rune(e&0xFFFFFF) == r {
+				// Its own lower case (every letter of a script without
+				// case): its bytes go in as they are, where addKind would
+				// encode the rune again.
+				s.addLetterBytes(i, raw)
+				return
+			}
+			s.addKind(i, rune(e&0xFFFFFF), kindLetter)
+			return
+		case kindUnbroken, kindDigit, kindSeparator:
 			s.addKind(i, rune(e&0xFFFFFF), e>>24)
 			return
 		case kindASCIILetter:
@@ -810,6 +820,19 @@ func (s *scanner) addKind(i int, r rune, kind uint32) {
 	default:
 		s.endWord(i)
 	}
+}
+
+// addLetterBytes is addKind of a letter that is its own lower case, given its
+// UTF-8 bytes.
+func (s *scanner) addLetterBytes(i int, raw string) {
+	if s.tlen == 0 && s.runes == 0 {
+		s.tokStart = i
+	}
+	if s.tlen+len(raw) <= maxToken {
+		s.tlen += copy(s.tok[s.tlen:], raw)
+	}
+	s.runes++
+	s.hasLetter, s.hasForeign = true, true
 }
 
 // unbroken reports the scripts written without spaces between words, whose every
