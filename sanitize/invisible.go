@@ -222,7 +222,7 @@ var earlyBufs = sync.Pool{New: func() any { return new([]byte) }}
 func (j *pieceJoin) place(k int, piece string, sp *scratchPair) {
 	if k != j.next() {
 		e := earlyPiece{done: true, piece: piece}
-		if sp != nil && (holds(sp.a, piece) || holds(sp.b, piece)) {
+		if sp.has(piece) {
 			e.buf = earlyBufs.Get().(*[]byte)
 			*e.buf = append((*e.buf)[:0], piece...)
 			e.piece = unsafe.String(unsafe.SliceData(*e.buf), len(piece))

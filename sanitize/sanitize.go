@@ -432,11 +432,8 @@ func (p *scratchPair) other(s string) *[]byte {
 	return &p.a
 }
 
-// own returns s, copied out when it lives in a buffer of p, so that it outlasts
-// the next piece.
-func (p *scratchPair) own(s string) string {
-	if p != nil && (holds(p.a, s) || holds(p.b, s)) {
-		return strings.Clone(s)
-	}
-	return s
+// has reports whether s lives in a buffer of p, where the next piece will write
+// over it.
+func (p *scratchPair) has(s string) bool {
+	return p != nil && (holds(p.a, s) || holds(p.b, s))
 }
