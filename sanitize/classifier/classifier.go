@@ -160,7 +160,14 @@ func (m *Model) Score(text string) float64 {
 // Assess is the package-level Assess with this model's weights and the given
 // threshold.
 func (m *Model) Assess(text string, threshold float64) Assessment {
-	return m.Start(text, threshold).Assessment()
+	if len(text) >= pieceFrom {
+		return m.Start(text, threshold).Assessment()
+	}
+	// One piece, read here: scoring a short text allocates nothing.
+	s := m.scanner(logit(threshold))
+	r := s.read(piece{text: text, limit: len(text)})
+	s.release()
+	return assessment([]pieceResult{r})
 }
 
 // Start returns a Job that assesses text as Assess does, in pieces that any number
@@ -205,22 +212,39 @@ func (j *Job) Work() {
 			break
 		}
 		if s == nil {
-			s = scanners.Get().(*scanner)
-			s.w, s.bias, s.scale, s.shift, s.collect = j.m.w, j.m.bias, j.m.scale, 64-TableBits, false
-			s.hitLogit = j.hit
+			s = j.m.scanner(j.hit)
 		}
-		s.reset()
-		s.limit = j.pieces[i].limit
-		s.scan(j.pieces[i].text)
-		j.results[i] = pieceResult{best: s.best, scored: s.scored, over: s.over}
+		j.results[i] = s.read(j.pieces[i])
 		if int(j.read.Add(1)) == len(j.pieces) {
 			close(j.done)
 		}
 	}
 	if s != nil {
-		s.text = ""
-		scanners.Put(s)
+		s.release()
 	}
+}
+
+// scanner returns a scoring scanner of the pool, set to this model's weights
+// and counting the windows that reach hit.
+func (m *Model) scanner(hit float32) *scanner {
+	s := scanners.Get().(*scanner)
+	s.w, s.bias, s.scale, s.shift, s.collect = m.w, m.bias, m.scale, 64-TableBits, false
+	s.hitLogit = hit
+	return s
+}
+
+// release puts a scanner from Model.scanner back in the pool.
+func (s *scanner) release() {
+	s.text = ""
+	scanners.Put(s)
+}
+
+// read scores the windows of one piece.
+func (s *scanner) read(p piece) pieceResult {
+	s.reset()
+	s.limit = p.limit
+	s.scan(p.text)
+	return pieceResult{best: s.best, scored: s.scored, over: s.over}
 }
 
 // Assessment reads the pieces no goroutine has taken yet, waits for the ones
@@ -230,9 +254,14 @@ func (j *Job) Assessment() Assessment {
 	if len(j.pieces) > 0 {
 		<-j.done
 	}
+	return assessment(j.results)
+}
+
+// assessment is the assessment of a text whose pieces read as results.
+func assessment(results []pieceResult) Assessment {
 	best := float32(math.Inf(-1))
 	over := 0
-	for _, r := range j.results {
+	for _, r := range results {
 		if r.scored && r.best > best {
 			best = r.best
 		}
