@@ -218,32 +218,22 @@ type earlyPiece struct {
 // before it is placed, so a few of them serve a whole text, warm in the cache.
 var earlyBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// place takes piece k's output, which may live in sp.
+// place takes piece k's output, which may live in sp. A piece done early is
+// copied to an early buffer under the lock: a copy of one piece, which the
+// other goroutine seldom waits for.
 func (j *pieceJoin) place(k int, piece string, sp *scratchPair) {
-	if k != j.next() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if k != j.placed {
 		e := earlyPiece{done: true, piece: piece}
 		if sp.has(piece) {
 			e.buf = earlyBufs.Get().(*[]byte)
 			*e.buf = append((*e.buf)[:0], piece...)
 			e.piece = unsafe.String(unsafe.SliceData(*e.buf), len(piece))
 		}
-		j.mu.Lock()
-		if k != j.placed {
-			j.early[k] = e
-			j.mu.Unlock()
-			return
-		}
-		// The pieces before it were placed meanwhile.
-		j.mu.Unlock()
-		piece = e.piece
-		defer func() {
-			if e.buf != nil {
-				earlyBufs.Put(e.buf)
-			}
-		}()
+		j.early[k] = e
+		return
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	j.put(k, piece)
 	for j.placed < len(j.early) && j.early[j.placed].done {
 		e := j.early[j.placed]
@@ -252,13 +242,6 @@ func (j *pieceJoin) place(k int, piece string, sp *scratchPair) {
 			earlyBufs.Put(e.buf)
 		}
 	}
-}
-
-// next is the piece to be placed next.
-func (j *pieceJoin) next() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.placed
 }
 
 // put appends piece k to the output.

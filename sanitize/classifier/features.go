@@ -800,31 +800,26 @@ func (s *scanner) addKind(i int, r rune, kind uint32) {
 			s.emitToken(b[:n], true)
 			return
 		}
-		if s.tlen == 0 && s.runes == 0 {
-			s.tokStart = i
-		}
-		if s.tlen+utf8.RuneLen(r) <= maxToken {
-			s.tlen += utf8.EncodeRune(s.tok[s.tlen:], r)
-		}
-		s.runes++
-		s.hasLetter, s.hasForeign = true, true
+		var b [utf8.UTFMax]byte
+		s.addLetterBytes(i, string(b[:utf8.EncodeRune(b[:], r)]))
 	case kindDigit:
-		if s.tlen == 0 && s.runes == 0 {
-			s.tokStart = i
-		}
-		if s.tlen+utf8.RuneLen(r) <= maxToken {
-			s.tlen += utf8.EncodeRune(s.tok[s.tlen:], r)
-		}
-		s.runes++
+		var b [utf8.UTFMax]byte
+		s.addChar(i, string(b[:utf8.EncodeRune(b[:], r)]))
 		s.hasDigit = true
 	default:
 		s.endWord(i)
 	}
 }
 
-// addLetterBytes is addKind of a letter that is its own lower case, given its
-// UTF-8 bytes.
+// addLetterBytes adds a non-ASCII letter, in lower case, given its UTF-8 bytes.
 func (s *scanner) addLetterBytes(i int, raw string) {
+	s.addChar(i, raw)
+	s.hasLetter, s.hasForeign = true, true
+}
+
+// addChar appends one character, given its UTF-8 bytes, to the current word
+// (its bytes only while the word has room for all of them).
+func (s *scanner) addChar(i int, raw string) {
 	if s.tlen == 0 && s.runes == 0 {
 		s.tokStart = i
 	}
@@ -832,7 +827,6 @@ func (s *scanner) addLetterBytes(i int, raw string) {
 		s.tlen += copy(s.tok[s.tlen:], raw)
 	}
 	s.runes++
-	s.hasLetter, s.hasForeign = true, true
 }
 
 // unbroken reports the scripts written without spaces between words, whose every

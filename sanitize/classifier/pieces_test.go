@@ -110,3 +110,14 @@ func TestAssessIsTheSameReadByMany(t *testing.T) {
 		}
 	}
 }
+
+// TestScoringAShortTextAllocatesNothing: a text under pieceFrom is read
+// without a Job, so Score stays free of allocations (the scanner comes from a
+// pool), in scripts whose letters take every path of addRune.
+func TestScoringAShortTextAllocatesNothing(t *testing.T) {
+	text := articleText(t, 20<<10) + " ПРИВЕТ Ωμέγα 日本語 한국어 ①②③ ﬁne Ｆｕｌｌ"
+	Score(text) // fills the rune cache and the pool
+	if n := testing.AllocsPerRun(20, func() { Score(text) }); n != 0 {
+		t.Errorf("Score of %d bytes made %.1f allocations, want none", len(text), n)
+	}
+}
