@@ -359,10 +359,19 @@ func writeChecked(f *os.File, shown, content string) (int, error) {
 	if err := checkLinks("path", shown, fi, fixCopyIn); err != nil {
 		return 0, err
 	}
-	if err := f.Truncate(0); err != nil {
-		return 0, err
+	// The content is written over the old from the start (the file was just
+	// opened, so its offset is 0) and the file is then cut to its length.
+	// Cutting it to nothing first and writing after costs much more on ext4:
+	// a file truncated to zero is taken for one being replaced
+	// (auto_da_alloc), and closing it starts writing it back to disk, which
+	// made each overwrite take some 180 µs instead of 20 (BenchmarkWriteFileOverwrite).
+	// Neither order syncs: what a power cut leaves of a file being written is
+	// not promised either way, and undo keeps the content from before.
+	n, err := f.WriteString(content)
+	if err != nil {
+		return n, err
 	}
-	return f.WriteString(content)
+	return n, f.Truncate(int64(n))
 }
 
 // mkdirParent creates the missing folders above rel.
