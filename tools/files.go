@@ -249,7 +249,7 @@ func (w *Workspace) readFile(_ context.Context, a pathArgs) (any, error) {
 	case fi.Size() > MaxReadBytes:
 		return nil, tooBig(a.Path, fi.Size())
 	}
-	f, err := w.root.Open(rel)
+	f, err := w.open(rel, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, opError("read", a.Path, err)
 	}
@@ -331,7 +331,7 @@ func (w *Workspace) writeFile(_ context.Context, a writeArgs) (any, error) {
 	}
 	// No O_TRUNC: the opened file's links are checked first, and truncating
 	// a hard link would already have emptied the file behind it.
-	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, err := w.open(rel, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, opError("write", a.Path, err)
 	}
@@ -367,11 +367,18 @@ func writeChecked(f *os.File, shown, content string) (int, error) {
 	// made each overwrite take some 180 µs instead of 20 (BenchmarkWriteFileOverwrite).
 	// Neither order syncs: what a power cut leaves of a file being written is
 	// not promised either way, and undo keeps the content from before.
+	// A file no longer than the content is covered by it: cutting it to the
+	// length it already has would still cost ext4 an inode update.
 	n, err := f.WriteString(content)
-	if err != nil {
+	if err != nil || fi.Size() <= int64(n) {
 		return n, err
 	}
 	return n, f.Truncate(int64(n))
+}
+
+// open opens rel inside the workspace without waiting (see nonblock).
+func (w *Workspace) open(rel string, flag int, perm fs.FileMode) (*os.File, error) {
+	return w.root.OpenFile(rel, flag|nonblock, perm)
 }
 
 // mkdirParent creates the missing folders above rel.
@@ -494,7 +501,7 @@ func (w *Workspace) copyFile(ctx context.Context, a transferArgs) (any, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("source %s is not a regular file; copy_file copies regular files only", a.Source)
 	}
-	in, err := w.root.Open(src)
+	in, err := w.open(src, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, opError("copy", a.Source, err)
 	}
@@ -515,7 +522,7 @@ func (w *Workspace) copyFile(ctx context.Context, a transferArgs) (any, error) {
 	}
 	// O_EXCL makes "never overwrite" hold even against a file that appeared
 	// since transferEnds looked.
-	out, err := w.root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	out, err := w.open(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
 	if errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("destination %s already exists; copy_file does not overwrite, so delete it first or choose another name", a.Destination)
 	} else if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fixture is a workspace next to a folder it must never reach.
@@ -802,3 +803,47 @@ func TestOpErrorRecognisesRootEscapes(t *testing.T) {
 		t.Errorf("a missing file read as a refusal: %v", err)
 	}
 }
+
+// TestOpenNeverWaitsOnAFIFO: the tools look at a path before they open it, and
+// refuse what is not a regular file, but a FIFO swapped in between the look
+// and the open must not hang the tool: an open without a peer on the other
+// end would wait for one for ever. The open returns at once and the tool's
+// check of the opened file refuses it.
+func TestOpenNeverWaitsOnAFIFO(t *testing.T) {
+	f := newFixture(t)
+	if err := syscall.Mkfifo(filepath.Join(f.dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []int{os.O_RDONLY, os.O_WRONLY | os.O_CREATE} {
+		done := make(chan error, 1)
+		go func() {
+			file, err := f.ws.open("pipe", flag, 0o644)
+			if err == nil {
+				var fi fs.FileInfo
+				if fi, err = file.Stat(); err == nil && fi.Mode().IsRegular() {
+					err = errors.New("the FIFO was opened as a regular file")
+				}
+				file.Close()
+				if err == nil {
+					err = errOpenedFIFO
+				}
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			// Read-only, the open succeeds and the opened file is no regular
+			// file; write-only, it fails at once (no reader).
+			if flag == os.O_RDONLY && err != errOpenedFIFO {
+				t.Errorf("open for reading: %v, want the FIFO opened and seen as one", err)
+			}
+			if flag != os.O_RDONLY && (err == nil || err == errOpenedFIFO) {
+				t.Errorf("open for writing with no reader: %v, want an error", err)
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatalf("opening a FIFO (flags %#x) waited for a peer", flag)
+		}
+	}
+}
+
+var errOpenedFIFO = errors.New("opened, and seen to be a FIFO")

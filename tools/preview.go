@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -132,7 +133,7 @@ func (w *Workspace) existing(p string, follow bool) (rel string, content *string
 	if !fi.Mode().IsRegular() || fi.Size() > MaxReadBytes {
 		return rel, nil, fi, nil
 	}
-	f, err := w.root.Open(rel)
+	f, err := w.open(rel, os.O_RDONLY, 0)
 	if err == nil {
 		// The opened file, checked again: a hard link swapped in since the
 		// Lstat must not be read into a preview the tool would refuse.

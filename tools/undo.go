@@ -158,7 +158,7 @@ func (w *Workspace) Inspect(p string, maxBytes int64) (Entry, error) {
 	if fi.Size() > maxBytes {
 		return e, nil
 	}
-	f, err := w.root.OpenFile(rel, os.O_RDONLY|nofollow, 0)
+	f, err := w.open(rel, os.O_RDONLY|nofollow, 0)
 	if err != nil {
 		return Entry{}, opError("read", p, err)
 	}
@@ -218,7 +218,7 @@ func (w *Workspace) PutFile(p string, data []byte, mode fs.FileMode) error {
 	if mode == 0 {
 		mode = 0o644
 	}
-	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm())
+	f, err := w.open(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm())
 	if err != nil {
 		return opError("restore", p, err)
 	}
