@@ -367,13 +367,17 @@ func writeChecked(f *os.File, shown, content string) (int, error) {
 	// made each overwrite take some 180 µs instead of 20 (BenchmarkWriteFileOverwrite).
 	// Neither order syncs: what a power cut leaves of a file being written is
 	// not promised either way, and undo keeps the content from before.
-	// A file no longer than the content is covered by it: cutting it to the
-	// length it already has would still cost ext4 an inode update.
+	// A file no longer than what was written is covered by it: cutting it to
+	// the length it already has would still cost ext4 an inode update. A
+	// write that failed part way is cut after what it wrote, as before, so
+	// no old tail is left behind a new head.
 	n, err := f.WriteString(content)
-	if err != nil || fi.Size() <= int64(n) {
-		return n, err
+	if fi.Size() > int64(n) {
+		if terr := f.Truncate(int64(n)); err == nil {
+			err = terr
+		}
 	}
-	return n, f.Truncate(int64(n))
+	return n, err
 }
 
 // open opens rel inside the workspace without waiting (see nonblock).
