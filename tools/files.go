@@ -356,6 +356,9 @@ func writeChecked(f *os.File, shown, content string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if !fi.Mode().IsRegular() { // swapped in since writeFile's Stat
+		return 0, fmt.Errorf("path %s is not a regular file; write_file writes regular files only", shown)
+	}
 	if err := checkLinks("path", shown, fi, fixCopyIn); err != nil {
 		return 0, err
 	}

@@ -847,3 +847,32 @@ func TestOpenNeverWaitsOnAFIFO(t *testing.T) {
 }
 
 var errOpenedFIFO = errors.New("opened, and seen to be a FIFO")
+
+// TestWriteCheckedRefusesWhatIsNoFile: writeFile looks at the path before it
+// opens it, but what it opened is checked again. A FIFO swapped in between
+// (here opened read-write, so that a reader is there) gets nothing written
+// into it: the write is refused before a byte goes out.
+func TestWriteCheckedRefusesWhatIsNoFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n, err := writeChecked(f, "pipe", "into the pipe")
+	if n != 0 || err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("writeChecked on a FIFO = %d, %v; want nothing written and a refusal", n, err)
+	}
+	// The FIFO is in the poller (opened non-blocking): a deadline ends the
+	// read that finds nothing.
+	if err := f.SetReadDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	if k, _ := f.Read(buf); k > 0 {
+		t.Fatalf("the FIFO received %q", buf[:k])
+	}
+}
