@@ -137,10 +137,15 @@ func (w *Workspace) existing(p string, follow bool) (rel string, content *string
 	if err == nil {
 		// The opened file, checked again: a hard link swapped in since the
 		// Lstat must not be read into a preview the tool would refuse.
+		// Nor is a FIFO swapped in read (it may never end): no preview.
 		var ofi fs.FileInfo
 		if ofi, err = f.Stat(); err == nil && checkLinks("path", p, ofi, fixCopyIn) != nil {
 			f.Close()
 			return "", nil, nil, checkLinks("path", p, ofi, fixCopyIn)
+		}
+		if err == nil && !ofi.Mode().IsRegular() {
+			f.Close()
+			return rel, nil, fi, nil
 		}
 	}
 	if err != nil {
