@@ -366,9 +366,9 @@ func writeChecked(f *os.File, shown, content string) (int, error) {
 	// opened, so its offset is 0) and the file is then cut to its length.
 	// Cutting it to nothing first and writing after costs much more on ext4:
 	// a file truncated to zero is taken for one being replaced
-	// (auto_da_alloc), and closing it starts writing it back to disk, which
-	// made each overwrite take some 180 µs instead of 20 (BenchmarkWriteFileOverwrite).
-	// Neither order syncs: what a power cut leaves of a file being written is
+	// (auto_da_alloc), and closing it starts writing it back to disk: some
+	// 180 µs more an overwrite (BenchmarkWriteFileOverwrite). Neither order
+	// syncs: what a power cut leaves of a file being written is
 	// not promised either way, and undo keeps the content from before.
 	// A file no longer than what was written is covered by it: cutting it to
 	// the length it already has would still cost ext4 an inode update. A
