@@ -112,7 +112,6 @@ type scanner struct {
 	hitLogit     float32 // scoring mode: the logit a window must reach to count in over
 	over         int     // windows whose logit reached hitLogit
 	chunkAt      int     // byte offset of the current chunk's first token
-	prevAt       int     // and of the previous chunk's
 	limit        int     // scoring mode: no window that begins at this offset or after is read
 	stopped      bool    // scoring mode: the window at limit was reached
 
@@ -176,7 +175,7 @@ func (s *scanner) reset() {
 	}
 	s.sum, s.prevSum, s.n, s.prevN, s.words = 0, 0, 0, 0, 0
 	s.havePrev, s.scored, s.best, s.over = false, false, 0, 0
-	s.chunkAt, s.prevAt, s.limit, s.stopped = 0, 0, math.MaxInt, false
+	s.chunkAt, s.limit, s.stopped = 0, math.MaxInt, false
 	s.feats, s.chunks = s.feats[:0], s.chunks[:0]
 	s.chunkStart, s.chunkFeat, s.pos = 0, 0, 0
 	s.tlen, s.tokStart, s.tokHash, s.runes = 0, 0, 0, 0
@@ -356,7 +355,7 @@ func (s *scanner) endChunk() {
 			s.stopped = true
 		}
 	}
-	s.prevSum, s.prevN, s.havePrev, s.prevAt = s.sum, s.n, true, s.chunkAt
+	s.prevSum, s.prevN, s.havePrev = s.sum, s.n, true
 	s.sum, s.n, s.words = 0, 0, 0
 }
 
