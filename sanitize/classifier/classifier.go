@@ -30,7 +30,15 @@ import (
 
 // Score returns the probability in [0,1] that text is a prompt injection,
 // scoring the whole text and sliding windows over it (so a hijack buried in a
-// long page is found): the maximum over windows.
+// long page is found): the maximum over windows, less a penalty for length. A
+// text read in W windows, W over FreeWindows, has LengthPenalty ×
+// ln(min(W, PenaltyWindows) / FreeWindows) taken off its best window's log-odds:
+// each window is one more chance for ordinary prose to score high by accident, so
+// a longer text must hold a window that stands out further. Without it, long
+// benign pages (a book's chapters, security cheat sheets) were flagged several
+// times as often as short texts of the same kind. The penalty stops growing at
+// PenaltyWindows windows (some 600 words), so padding a page with more text
+// does not hide an injection in it any further.
 //
 // A window is about 20 words and windows overlap by half; a text that fits in
 // one window is scored whole. A text of 1 MiB or more is read in pieces of about
@@ -51,8 +59,10 @@ func Flagged(text string) bool {
 
 // An Assessment is what the classifier finds in one text.
 type Assessment struct {
-	Score   float64 // as Score returns it
-	Windows int     // how many windows scored at or over Threshold
+	Score float64 // as Score returns it
+	// Windows is, when Score reaches the threshold, how many windows scored at
+	// or over it on their own (before the length penalty), and 0 when it does not.
+	Windows int
 }
 
 // Assess scores text as Score does and also counts the windows that reach
@@ -77,7 +87,7 @@ var embedded = sync.OnceValue(func() *Model {
 		// The file is part of the source tree; the package tests load it.
 		panic("classifier: embedded model.bin: " + err.Error())
 	}
-	return m
+	return m.WithLengthPenalty(LengthPenalty, FreeWindows, PenaltyWindows)
 })
 
 // A Model is a trained set of weights. The zero Model is not usable; get one from
@@ -86,6 +96,29 @@ type Model struct {
 	bias  float32
 	scale float32 // the weight of one quantum of w
 	w     []int16 // 1 << TableBits weights, in quanta
+	// The length penalty (see Score): log-odds per unit of
+	// ln(min(windows, capped) / free).
+	penalty      float32
+	free, capped int
+}
+
+// WithLengthPenalty returns a model with m's weights that takes perLog ×
+// ln(min(W, capped) / free) off the best window's log-odds of a text read in
+// W > free windows (see Score). A model from NewModel or ParseModel has no
+// penalty; the embedded one has LengthPenalty, FreeWindows and PenaltyWindows.
+func (m *Model) WithLengthPenalty(perLog float64, free, capped int) *Model {
+	c := *m
+	c.penalty, c.free = float32(perLog), max(free, 1)
+	c.capped = max(capped, c.free)
+	return &c
+}
+
+// lengthPenalty is the log-odds the penalty takes off a text read in n windows.
+func (m *Model) lengthPenalty(n int) float32 {
+	if n <= m.free || m.penalty == 0 {
+		return 0
+	}
+	return m.penalty * float32(math.Log(float64(min(n, m.capped))/float64(m.free)))
 }
 
 // modelMagic starts a model file; its last byte is the format version.
@@ -167,7 +200,7 @@ func (m *Model) Assess(text string, threshold float64) Assessment {
 	s := m.scanner(logit(threshold))
 	r := s.read(piece{text: text, limit: len(text)})
 	s.release()
-	return assessment([]pieceResult{r})
+	return m.assessment([]pieceResult{r}, s.hitLogit)
 }
 
 // Start returns a Job that assesses text as Assess does, in pieces that any number
@@ -198,9 +231,10 @@ type Job struct {
 }
 
 type pieceResult struct {
-	best   float32
-	scored bool
-	over   int
+	best    float32
+	scored  bool
+	over    int
+	windows int
 }
 
 // Work reads pieces of the text, one at a time, until none is left to take.
@@ -244,7 +278,7 @@ func (s *scanner) read(p piece) pieceResult {
 	s.reset()
 	s.limit = p.limit
 	s.scan(p.text)
-	return pieceResult{best: s.best, scored: s.scored, over: s.over}
+	return pieceResult{best: s.best, scored: s.scored, over: s.over, windows: s.windows}
 }
 
 // Assessment reads the pieces no goroutine has taken yet, waits for the ones
@@ -254,21 +288,27 @@ func (j *Job) Assessment() Assessment {
 	if len(j.pieces) > 0 {
 		<-j.done
 	}
-	return assessment(j.results)
+	return j.m.assessment(j.results, j.hit)
 }
 
-// assessment is the assessment of a text whose pieces read as results.
-func assessment(results []pieceResult) Assessment {
+// assessment is the assessment of a text whose pieces read as results, with the
+// length penalty applied and windows counted against hit (a log-odds).
+func (m *Model) assessment(results []pieceResult, hit float32) Assessment {
 	best := float32(math.Inf(-1))
-	over := 0
+	over, windows := 0, 0
 	for _, r := range results {
 		if r.scored && r.best > best {
 			best = r.best
 		}
 		over += r.over
+		windows += r.windows
 	}
 	if math.IsInf(float64(best), -1) {
 		return Assessment{} // nothing to read: no letters, digits or role punctuation
+	}
+	best -= m.lengthPenalty(windows)
+	if best < hit {
+		over = 0
 	}
 	return Assessment{Score: sigmoid(best), Windows: over}
 }

@@ -111,6 +111,7 @@ type scanner struct {
 	best         float32 // best window logit so far
 	hitLogit     float32 // scoring mode: the logit a window must reach to count in over
 	over         int     // windows whose logit reached hitLogit
+	windows      int     // windows scored
 	chunkAt      int     // byte offset of the current chunk's first token
 	limit        int     // scoring mode: no window that begins at this offset or after is read
 	stopped      bool    // scoring mode: the window at limit was reached
@@ -174,7 +175,7 @@ func (s *scanner) reset() {
 		s.cacheFor = &s.w[0]
 	}
 	s.sum, s.prevSum, s.n, s.prevN, s.words = 0, 0, 0, 0, 0
-	s.havePrev, s.scored, s.best, s.over = false, false, 0, 0
+	s.havePrev, s.scored, s.best, s.over, s.windows = false, false, 0, 0, 0
 	s.chunkAt, s.limit, s.stopped = 0, math.MaxInt, false
 	s.feats, s.chunks = s.feats[:0], s.chunks[:0]
 	s.chunkStart, s.chunkFeat, s.pos = 0, 0, 0
@@ -361,6 +362,7 @@ func (s *scanner) endChunk() {
 
 func (s *scanner) window(sum, n int32) {
 	logit := s.bias + s.scale*float32(sum)*Norm(int(n))
+	s.windows++
 	if !s.scored || logit > s.best {
 		s.best, s.scored = logit, true
 	}

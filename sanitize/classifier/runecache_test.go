@@ -86,18 +86,19 @@ func TestRuneCacheEveryRune(t *testing.T) {
 // referenceAssess is Assess the slow way, for the fuzz test of the fast paths:
 // the windows' features as training reads them (collecting mode, no word
 // cache), found through the careful path (no rune cache), summed by
-// WindowLogit.
+// WindowLogit, and the length penalty taken off the best of them.
 func referenceAssess(m *Model, text string, threshold float64) Assessment {
 	carefulRunes = true
 	defer func() { carefulRunes = false }()
 	best := float32(math.Inf(-1))
-	over := 0
+	over, n := 0, 0
 	hit := logit(threshold)
 	for _, p := range pieces(text) {
 		for _, w := range Windows(p.text) {
 			if w.first >= p.limit {
 				break // the next piece's
 			}
+			n++
 			l := m.WindowLogit(w.Features)
 			best = max(best, l)
 			if l >= hit {
@@ -107,6 +108,12 @@ func referenceAssess(m *Model, text string, threshold float64) Assessment {
 	}
 	if math.IsInf(float64(best), -1) {
 		return Assessment{}
+	}
+	if n > m.free && m.penalty > 0 {
+		best -= m.penalty * float32(math.Log(float64(min(n, m.capped))/float64(m.free)))
+	}
+	if best < hit {
+		over = 0
 	}
 	return Assessment{Score: sigmoid(best), Windows: over}
 }

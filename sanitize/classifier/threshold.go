@@ -2,11 +2,18 @@
 
 package classifier
 
-// Threshold is the score above which text is flagged, chosen for 1% false
-// positives on benign text: training scores the calibration split of the benign
-// pages, news, emails and short excerpts (20% of the data, by hash, never trained
-// on) and takes the lowest threshold that flags at most 0.4% of each category,
-// raised toward the same for each source while the calibration's direct-hijack
-// recall stays at or over 0.82. The held-out and leave-one-source-out figures are
-// in data/REPORT.txt.
-const Threshold = 0.7057
+// Threshold is the score above which text is flagged: training scores the
+// calibration split (20% of the data, by hash, never trained on) and takes the
+// highest threshold that keeps 0.83 of its direct hijacks, and no lower than
+// flags 0.4% of its benign pages, news, emails or short excerpts. The held-out
+// and leave-one-source-out figures are in data/REPORT.txt.
+const Threshold = 0.6919
+
+// LengthPenalty and FreeWindows are the embedded model's length penalty (see
+// Score): a text read in W > FreeWindows windows has LengthPenalty ×
+// ln(min(W, PenaltyWindows) / FreeWindows) taken off its best window's log-odds.
+const (
+	LengthPenalty  = 0.3
+	FreeWindows    = 3
+	PenaltyWindows = 64
+)

@@ -17,52 +17,40 @@ import (
 const calibFPR = 0.004
 
 // minHijackRecall is the recall of direct hijacks on the calibration split the
-// threshold keeps: the goal (0.80 on held-out data) with a margin. It was 0.84;
-// at 0.82 the threshold rose from 0.661 to 0.707 and the held-out hijack recall
-// fell from 0.837 to 0.812, a margin that a change of data can eat: the report's
-// goals say when it does. (A var, for the -min-hijack-recall flag.)
-var minHijackRecall = 0.82
+// threshold keeps: the goal (0.80 on held-out data) with a margin. It was 0.84,
+// then 0.82; with the length penalty and the threshold raised all the way to it,
+// 0.82 gave a held-out hijack recall of 0.798 in one fit, so it is 0.83. The
+// report's goals say when a change of data eats the margin. (A var, for the
+// -min-hijack-recall flag.)
+var minHijackRecall = 0.83
 
-// chooseThreshold returns the lowest score that flags at most calibFPR of the benign
-// calibration texts of each benign category (web pages, news, emails, short
-// excerpts): the categories differ in size and in how they score, and a threshold
-// fitted to their mix would let the smaller ones (emails) pass the goal. It then
-// raises it toward the score that flags at most calibFPR of each benign source
-// (postmark-templates, ud-ru-taiga...) on its own, which for a source of a hundred
-// texts means none, as far as the calibration's direct hijacks keep a recall of
-// minHijackRecall: each source's worst text sets that score, and past some point
-// every hundredth of false positives is paid for in missed hijacks.
+// chooseThreshold returns the highest score that keeps minHijackRecall of the
+// calibration's direct hijacks, and never less than the lowest score that flags
+// at most calibFPR of the benign calibration texts of each benign category (web
+// pages, news, emails, short excerpts). The recall goal is the constraint that
+// binds: every hundredth of recall above it is paid for in false positives on
+// text unlike the data, short texts most (a card-charge SMS, a one-word page),
+// where the length penalty does nothing. The rule before this one stopped at the
+// score that flags no calibration text of any benign source, which with the
+// length penalty fell to 0.6385 and flagged such texts.
 func chooseThreshold(m *classifier.Model, calib []example) float64 {
-	scores := map[string][]float64{}
 	var hijacks []float64
+	scores := map[string][]float64{}
 	for _, e := range calib {
 		switch {
 		case e.Cat == catHijack:
 			hijacks = append(hijacks, m.Score(e.Text))
 		case benign(e.Cat):
-			s := m.Score(e.Text)
-			scores[e.Cat] = append(scores[e.Cat], s)
-			if e.Cat != catSnippet {
-				scores["source "+sourceOf(e)] = append(scores["source "+sourceOf(e)], s)
-			}
+			scores[e.Cat] = append(scores[e.Cat], m.Score(e.Text))
 		}
 	}
-	byCat, bySource := 0.0, 0.0
-	for k, s := range scores {
-		if strings.HasPrefix(k, "source ") {
-			bySource = max(bySource, thresholdFor(s))
-		} else {
-			byCat = max(byCat, thresholdFor(s))
-		}
+	t := 0.0
+	for _, s := range scores {
+		t = max(t, thresholdFor(s))
 	}
-	t := byCat
-	if bySource > t {
-		// The highest threshold that keeps minHijackRecall of the hijacks.
-		sort.Sort(sort.Reverse(sort.Float64Slice(hijacks)))
-		keep := int(math.Ceil(minHijackRecall*float64(len(hijacks)))) - 1
-		if keep >= 0 && keep < len(hijacks) {
-			t = max(t, min(bySource, float64(float32(hijacks[keep]))))
-		}
+	sort.Sort(sort.Reverse(sort.Float64Slice(hijacks)))
+	if keep := int(math.Ceil(minHijackRecall*float64(len(hijacks)))) - 1; keep >= 0 && keep < len(hijacks) {
+		t = max(t, float64(float32(hijacks[keep])))
 	}
 	return t
 }
@@ -110,7 +98,7 @@ func patternsFlag(text string) bool {
 // precision of each attack category against all held-out benign texts.
 func evaluate(m *classifier.Model, threshold float64, s sets) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "threshold %.4f (lowest score flagging at most %.1f%% of each benign category of the calibration split,\n  raised toward the same for each benign source while the calibration's direct-hijack recall stays >= %.2f)\n\n", threshold, 100*calibFPR, minHijackRecall)
+	fmt.Fprintf(&b, "threshold %.4f (highest score keeping %.2f of the calibration split's direct hijacks, and no lower than the score\n  flagging at most %.1f%% of each benign category; length penalty %g per ln(min(windows, %d) / %d))\n\n", threshold, minHijackRecall, 100*calibFPR, defaultConfig.lengthPenalty, defaultConfig.penaltyWindows, defaultConfig.freeWindows)
 	for _, part := range []struct {
 		name string
 		exs  []example

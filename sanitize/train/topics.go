@@ -36,8 +36,9 @@ var topicWords = strings.Fields(`
 	كلمة المرور حساب بطاقة دفع
 `)
 
-// topicPhrases are more topic words, one per line: "password" in Hindi and
-// Bengali, which topicWords lacked. A line may hold words the featurizer reads
+// topicPhrases are more topic words, one per line: "password" in Hindi,
+// Bengali, Vietnamese, French, Indonesian and Turkish, and "account" in
+// Vietnamese, which topicWords lacked. A line may hold words the featurizer reads
 // as more than one token (a vowel sign splits a Bengali word, a script without
 // spaces is read a character at a time), and the word pairs inside it are topic
 // features too. Thai is left out: capping the characters of "รหัสผ่าน" would
@@ -45,6 +46,12 @@ var topicWords = strings.Fields(`
 var topicPhrases = strings.Split(strings.TrimSpace(`
 पासवर्ड
 পাসওয়ার্ড
+mật khẩu
+tài khoản
+mot de passe
+kata sandi
+şifre
+parola
 `), "\n")
 
 // topicFeatures returns the indexes of the word and character 4-gram features of
