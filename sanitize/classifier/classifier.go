@@ -197,10 +197,11 @@ func (m *Model) Assess(text string, threshold float64) Assessment {
 		return m.Start(text, threshold).Assessment()
 	}
 	// One piece, read here: scoring a short text allocates nothing.
-	s := m.scanner(logit(threshold))
+	hit := logit(threshold)
+	s := m.scanner(hit)
 	r := s.read(piece{text: text, limit: len(text)})
-	s.release()
-	return m.assessment([]pieceResult{r}, s.hitLogit)
+	s.release() // s is the pool's again: nothing of it is read after this
+	return m.assessment([]pieceResult{r}, hit)
 }
 
 // Start returns a Job that assesses text as Assess does, in pieces that any number
