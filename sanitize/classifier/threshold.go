@@ -4,9 +4,9 @@ package classifier
 
 // Threshold is the score above which text is flagged: training scores the
 // calibration split (20% of the data, by hash, never trained on) and takes the
-// highest threshold that keeps 0.83 of its direct hijacks, and no lower than
-// flags 0.4% of its benign pages, news, emails or short excerpts. The held-out
-// and leave-one-source-out figures are in data/REPORT.txt.
+// highest threshold that keeps 0.83 of its direct hijacks, but never one that
+// flags more than 0.4% of its benign pages, news, emails or short excerpts.
+// The held-out and leave-one-source-out figures are in data/REPORT.txt.
 const Threshold = 0.6919
 
 // LengthPenalty and FreeWindows are the embedded model's length penalty (see
