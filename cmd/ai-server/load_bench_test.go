@@ -45,6 +45,10 @@ import (
 // AILAB_BENCH_STEADY_SCHEDULER=true runs the server with
 // server.steady_scheduler (a binary older than that key refuses it).
 // AILAB_BENCH_SESSIONS=N plays only that many sessions (default: 100 and 200).
+// AILAB_BENCH_FLOOR=true runs testdata/floorrelay instead of ai-server: a
+// server that only relays the turn between the client, the model and the tool,
+// whose figures are what this machine's loopback and thread wake-ups cost
+// before ai-server does anything.
 func BenchmarkServeUnderLoad(b *testing.B) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		b.Skip("reads the server's CPU from /proc: Linux only")
@@ -54,7 +58,11 @@ func BenchmarkServeUnderLoad(b *testing.B) {
 	bin := os.Getenv("AILAB_BENCH_SERVER_BIN")
 	if bin == "" {
 		bin = filepath.Join(b.TempDir(), "ai-server")
-		build := exec.Command("go", "build", "-o", bin, ".")
+		pkg := "."
+		if os.Getenv("AILAB_BENCH_FLOOR") == "true" {
+			pkg = "./testdata/floorrelay"
+		}
+		build := exec.Command("go", "build", "-o", bin, pkg)
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			b.Fatalf("go build: %v", err)
@@ -196,9 +204,10 @@ type loadServer struct {
 	cmd        *exec.Cmd
 	url, token string
 	wal        string
+	workspace  string
 }
 
-func startLoadServer(b *testing.B, bin, modelURL string) *loadServer {
+func startLoadServer(b testing.TB, bin, modelURL string) *loadServer {
 	dir := b.TempDir()
 	state := filepath.Join(dir, "state")
 	cfgPath := filepath.Join(dir, "config.yaml")
@@ -250,7 +259,7 @@ func startLoadServer(b *testing.B, bin, modelURL string) *loadServer {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &loadServer{cmd: cmd, url: url, token: strings.TrimSpace(string(token)), wal: filepath.Join(state, "ai-lab.db-wal")}
+	return &loadServer{cmd: cmd, url: url, token: strings.TrimSpace(string(token)), wal: filepath.Join(state, "ai-lab.db-wal"), workspace: filepath.Join(dir, "ws")}
 }
 
 // cpuParts is the process's user and system CPU time so far.
