@@ -355,6 +355,10 @@ func (s *scanner) endChunk() {
 		if s.chunkAt >= s.limit {
 			s.stopped = true
 		}
+	} else if s.chunkAt >= s.limit {
+		// The first window begins past the limit (nothing but spaces and
+		// marks came before it): it and all after it are the next piece's.
+		s.stopped = true
 	}
 	s.prevSum, s.prevN, s.havePrev = s.sum, s.n, true
 	s.sum, s.n, s.words = 0, 0, 0
@@ -387,7 +391,7 @@ func (s *scanner) finish(end int) {
 	case s.stopped:
 	case s.n > 0 && s.havePrev:
 		s.window(s.prevSum+s.sum, s.prevN+s.n)
-	case s.n > 0:
+	case s.n > 0 && s.chunkAt < s.limit: // one chunk, begun before the limit
 		s.window(s.sum, s.n)
 	case !s.scored && s.havePrev:
 		s.window(s.prevSum, s.prevN)
