@@ -55,10 +55,12 @@ parola
 `), "\n")
 
 // languageWords are the commonest function words of languages whose text the data
-// has almost only as attacks: Tagalog comes some thirty times among CyberSecEval's
+// has almost only as attacks: Tagalog comes some forty times among CyberSecEval's
 // translated injections and a dozen times as benign mail, so a fit learns "ang",
 // "ng" and "sa" as evidence, and a Tagalog password-reset mail reads like an
 // injection. A language is not evidence, so these are capped like topic words.
+// A few ("at", "si", "na") are words of other languages too, where a function
+// word is no evidence either.
 var languageWords = strings.Fields(`
 	ang ng sa mga ay ito iyong iyo na at ka mo ko ako siya kung hindi para ni si nang
 	lang din rin po ba pa kay kanyang niya namin natin kami tayo sila ninyo inyong
