@@ -13,6 +13,7 @@ import (
 	"github.com/ailab/ai-lab/api"
 	"github.com/ailab/ai-lab/client"
 	"github.com/ailab/ai-lab/client/clienttest"
+	"github.com/ailab/ai-lab/visible"
 )
 
 func TestVisible(t *testing.T) {
@@ -361,5 +362,27 @@ func TestTableScrollsWithinItsHeight(t *testing.T) {
 	scrolled := b.Table(client.ScreenOptions{Width: 80, Style: plainStyle(), Compact: true, Height: 12, Scrolled: true, Top: 14})
 	if scrolled.Last != 18 || scrolled.First > 14 || strings.Contains(strings.Join(scrolled.Lines, "\n"), "below") {
 		t.Fatalf("scrolled to the end: rows %d..%d\n%s", scrolled.First, scrolled.Last, strings.Join(scrolled.Lines, "\n"))
+	}
+}
+
+// TestDetailsShowHiddenCharactersOfTheDiff: the lines of a file the user decides
+// on show what would not read as itself escaped, as the arguments do. Unicode tag
+// characters spell a hidden instruction that a terminal draws as nothing, and a
+// prepended concatenation mark (U+0601) or a line separator reads as something
+// other than itself; tabs still show as spaces.
+func TestDetailsShowHiddenCharactersOfTheDiff(t *testing.T) {
+	tags := "\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065" // "ignore" in tag characters
+	p := overwrite()
+	p.Preview.Diff = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-old\tline\n+new" + tags + " line\u0601\u2028end\n"
+	got := client.Details(p, plainStyle())
+	for _, want := range []string{`+new\U000e0069\U000e0067`, `line\u0601\u2028end`, "-old    line"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("details lack %q:\n%s", want, got)
+		}
+	}
+	for _, r := range got {
+		if r != '\n' && visible.Deceptive(r) {
+			t.Errorf("details show %U as is:\n%q", r, got)
+		}
 	}
 }

@@ -483,8 +483,11 @@ func Details(p api.PendingTool, st TableStyle) string {
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-// fileLine is one line of a file's text made safe to print: tabs as four spaces,
-// so widths are known, and the rest as TerminalSafe escapes it.
+// fileLine is one line of a file's text on the approval screen: tabs as four
+// spaces, so widths are known, and every character that would not read as itself
+// escaped as Visible escapes arguments (format characters such as Unicode tags,
+// odd spaces, separators), since the user decides on these lines as on the
+// arguments.
 func fileLine(l string) string {
-	return TerminalSafe(strings.ReplaceAll(strings.TrimRight(l, "\r"), "\t", "    "))
+	return Visible(strings.ReplaceAll(strings.TrimRight(l, "\r"), "\t", "    "))
 }
