@@ -9,8 +9,8 @@ package classifier
 // The held-out and leave-one-source-out figures are in data/REPORT.txt.
 const Threshold = 0.6931
 
-// LengthPenalty and FreeWindows are the embedded model's length penalty (see
-// Score): a text read in W > FreeWindows windows has LengthPenalty ×
+// LengthPenalty, FreeWindows and PenaltyWindows are the embedded model's length
+// penalty (see Score): a text read in W > FreeWindows windows has LengthPenalty ×
 // ln(min(W, PenaltyWindows) / FreeWindows) taken off its best window's log-odds.
 const (
 	LengthPenalty  = 0.3

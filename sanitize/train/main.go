@@ -43,6 +43,9 @@ func main() {
 	modelPath := flag.String("model", "sanitize/classifier/model.bin", "with -score: the model file")
 	threshold := flag.Float64("threshold", classifier.Threshold, "with -score: the threshold")
 	flag.Parse()
+	if err := defaultConfig.checkPenalty(); err != nil {
+		log.Fatal(err)
+	}
 	if *score != "" {
 		if err := scoreFile(*score, *modelPath, *threshold, defaultConfig); err != nil {
 			log.Fatal(err)
@@ -97,6 +100,19 @@ func run(dataDir, outDir string) error {
 	return os.WriteFile(filepath.Join(dataDir, "REPORT.txt"), []byte(rep), 0o644)
 }
 
+// checkPenalty refuses a length penalty that would not mean what Score says.
+func (c config) checkPenalty() error {
+	switch {
+	case c.lengthPenalty < 0:
+		return fmt.Errorf("-length-penalty %g: want 0 (no penalty) or more; a negative one would raise long texts' scores", c.lengthPenalty)
+	case c.freeWindows < 1:
+		return fmt.Errorf("-free-windows %d: want 1 or more", c.freeWindows)
+	case c.penaltyWindows < c.freeWindows:
+		return fmt.Errorf("-penalty-windows %d: want at least -free-windows (%d)", c.penaltyWindows, c.freeWindows)
+	}
+	return nil
+}
+
 // thresholdSource is the Go file that declares the threshold and the length
 // penalty.
 func thresholdSource(t float64, cfg config) []byte {
@@ -109,15 +125,15 @@ func thresholdSource(t float64, cfg config) []byte {
 // The held-out and leave-one-source-out figures are in data/REPORT.txt.
 const Threshold = %.4f
 
-// LengthPenalty and FreeWindows are the embedded model's length penalty (see
-// Score): a text read in W > FreeWindows windows has LengthPenalty ×
+// LengthPenalty, FreeWindows and PenaltyWindows are the embedded model's length
+// penalty (see Score): a text read in W > FreeWindows windows has LengthPenalty ×
 // ln(min(W, PenaltyWindows) / FreeWindows) taken off its best window's log-odds.
 const (
 	LengthPenalty  = %g
 	FreeWindows    = %d
 	PenaltyWindows = %d
 )
-`, calibShare, minHijackRecall, 100*calibFPR, t, cfg.lengthPenalty, max(cfg.freeWindows, 1), max(cfg.penaltyWindows, cfg.freeWindows, 1))
+`, calibShare, minHijackRecall, 100*calibFPR, t, cfg.lengthPenalty, cfg.freeWindows, cfg.penaltyWindows)
 	return []byte(b.String())
 }
 

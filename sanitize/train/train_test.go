@@ -40,6 +40,37 @@ func TestCommittedModelIsReproducible(t *testing.T) {
 	if fmt.Sprintf("%.4f", threshold) != fmt.Sprintf("%.4f", classifier.Threshold) { // as threshold.go writes it
 		t.Errorf("training chooses the threshold %.4f, threshold.go says %.4f: run go run ./sanitize/train", threshold, classifier.Threshold)
 	}
+	// The length penalty the embedded model applies is training's too.
+	src, err := os.ReadFile(filepath.Join(dir, "threshold.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(src, thresholdSource(threshold, defaultConfig)) {
+		t.Error("threshold.go is not what training writes (the threshold, the length penalty or the comment): run go run ./sanitize/train")
+	}
+}
+
+// TestCheckPenalty: a length penalty that would not mean what Score says is
+// refused with the flag to mend.
+func TestCheckPenalty(t *testing.T) {
+	if err := defaultConfig.checkPenalty(); err != nil {
+		t.Fatalf("the default penalty is refused: %v", err)
+	}
+	for _, tt := range []struct {
+		penalty      float64
+		free, capped int
+		want         string
+	}{
+		{-0.1, 3, 64, "-length-penalty"},
+		{0.3, 0, 64, "-free-windows"},
+		{0.3, 8, 4, "-penalty-windows"},
+	} {
+		c := defaultConfig
+		c.lengthPenalty, c.freeWindows, c.penaltyWindows = tt.penalty, tt.free, tt.capped
+		if err := c.checkPenalty(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("penalty %g from %d to %d windows: %v, want an error naming %s", tt.penalty, tt.free, tt.capped, err, tt.want)
+		}
+	}
 }
 
 // TestSplitsAreDisjoint: no group of examples is in two splits, so the held-out
