@@ -4,9 +4,9 @@
 // asks for (list_directory or write_file, in the workspace, with no policy,
 // sanitizer, store, ledger or check), asking the model again with the result,
 // and answering the client. It speaks only as much of ai-server's command line,
-// state folder and API as the benchmark uses (--config, --addr, the token file,
-// the "listening on" line, ChatResponse), and it is no product: it keeps no
-// state and checks no token.
+// state folder and API as the benchmark uses (--config, read by the config
+// package; --addr; the token file; the "listening on" line; ChatResponse), and
+// it is no product: it keeps no state and checks no token.
 //
 // The benchmark builds and runs it in place of ai-server when
 // AILAB_BENCH_FLOOR=true. What it measures then is the overhead that loopback
@@ -15,7 +15,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -31,6 +30,7 @@ import (
 	"time"
 
 	"github.com/ailab/ai-lab/api"
+	"github.com/ailab/ai-lab/config"
 )
 
 type message struct {
@@ -59,11 +59,12 @@ func main() {
 	cfgPath := flag.String("config", "", "the benchmark's config.yaml")
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
 	flag.Parse()
-	state, baseURL, workspace, err := readConfig(*cfgPath)
+	cfg, err := config.Load(*cfgPath)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "floorrelay:", err)
 		os.Exit(2)
 	}
+	state, baseURL, workspace := cfg.StateDir(), cfg.LLM.BaseURL, cfg.Tools.Workspace
 	token := make([]byte, 16)
 	_, _ = rand.Read(token)
 	if err := os.MkdirAll(state, 0o700); err != nil {
@@ -174,34 +175,4 @@ func overwrite(path string, data []byte) error {
 		err = cerr
 	}
 	return err
-}
-
-// readConfig picks the three values the benchmark's config.yaml sets from its
-// lines (the relay reads no other config).
-func readConfig(path string) (state, baseURL, workspace string, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", "", "", err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, value, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":")
-		if !ok {
-			continue
-		}
-		value = strings.Trim(strings.TrimSpace(value), `"`)
-		switch key {
-		case "state_dir":
-			state = value
-		case "base_url":
-			baseURL = value
-		case "workspace":
-			workspace = value
-		}
-	}
-	if state == "" || baseURL == "" || workspace == "" {
-		return "", "", "", fmt.Errorf("%s lacks state_dir, base_url or workspace", path)
-	}
-	return state, baseURL, workspace, sc.Err()
 }
