@@ -38,6 +38,7 @@ func main() {
 	flag.Float64Var(&defaultConfig.lengthPenalty, "length-penalty", defaultConfig.lengthPenalty, "log-odds off a text's best window per unit of ln(windows / free windows)")
 	flag.IntVar(&defaultConfig.freeWindows, "free-windows", defaultConfig.freeWindows, "windows a text may have before the length penalty applies")
 	flag.IntVar(&defaultConfig.penaltyWindows, "penalty-windows", defaultConfig.penaltyWindows, "windows past which the length penalty stops growing")
+	losoEpochs := flag.Int("loso-epochs", 0, "training epochs of each leave-one-source-out fit (0: as -epochs)")
 	flag.StringVar(&losoOnly, "loso-only", "", "comma-separated sources: leave out only these (for experiments)")
 	score := flag.String("score", "", "only score this JSONL file with -model at -threshold and print the flagged share of each source")
 	modelPath := flag.String("model", "sanitize/classifier/model.bin", "with -score: the model file")
@@ -46,15 +47,19 @@ func main() {
 	if err := defaultConfig.checkPenalty(); err != nil {
 		log.Fatal(err)
 	}
+	if *losoEpochs < 0 {
+		log.Fatalf("-loso-epochs is %d: give 0 (the left-out fits train as many epochs as -epochs) or more", *losoEpochs)
+	}
 	if *score != "" {
 		if err := scoreFile(*score, *modelPath, *threshold, defaultConfig); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	epochs := losoConfig.epochs
 	losoConfig = defaultConfig
-	losoConfig.epochs = epochs
+	if *losoEpochs > 0 {
+		losoConfig.epochs = *losoEpochs
+	}
 	if err := run(*data, *out); err != nil {
 		log.Fatal(err)
 	}
