@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -187,6 +188,40 @@ func TestLanguageWordsAreNoEvidence(t *testing.T) {
 			if wt := m.Weight(f.Index); wt > 0 {
 				t.Errorf("%q: its feature %q weighs %+.3f toward injection in the committed model", w, f.Name, wt)
 			}
+		}
+	}
+}
+
+// TestWilsonInterval: the report's interval of a left-out source's rate, against
+// the Wilson score interval as published tables give it (1 of 10: 0.018 to
+// 0.404), and the rows that matter here: 3 of 270 is over 1% but not beyond
+// chance, 61 of 700 is beyond it.
+func TestWilsonInterval(t *testing.T) {
+	for _, c := range []struct {
+		hits, n int
+		lo, hi  float64
+	}{
+		{1, 10, 0.0179, 0.4042},
+		{0, 160, 0, 0.0234},
+		{3, 270, 0.0038, 0.0322},
+		{61, 700, 0.0684, 0.1104},
+		{10, 10, 0.7225, 1},
+	} {
+		lo, hi := wilson(c.hits, c.n)
+		if math.Abs(lo-c.lo) > 5e-5 || math.Abs(hi-c.hi) > 5e-5 {
+			t.Errorf("wilson(%d, %d) = %.4f-%.4f, want %.4f-%.4f", c.hits, c.n, lo, hi, c.lo, c.hi)
+		}
+	}
+	if lo, hi := wilson(0, 0); lo != 0 || hi != 1 {
+		t.Errorf("wilson(0, 0) = %v-%v, want the whole range", lo, hi)
+	}
+	rep := losoReport([]losoResult{
+		{source: "small", benign: true, n: 270, hits: 3},
+		{source: "large", benign: true, n: 700, hits: 61},
+	})
+	for _, want := range []string{"0.011  0.004-0.032  over 1%\n", "0.087  0.068-0.110  over 1%, beyond chance\n"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("the report lacks %q:\n%s", want, rep)
 		}
 	}
 }
