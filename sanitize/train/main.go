@@ -35,6 +35,7 @@ func main() {
 	flag.Float64Var(&defaultConfig.maxWeight, "max-weight", defaultConfig.maxWeight, "cap on any weight (0: none)")
 	flag.Float64Var(&minHijackRecall, "min-hijack-recall", minHijackRecall, "calibration hijack recall the threshold keeps")
 	flag.Float64Var(&defaultConfig.hijackWeight, "hijack-weight", defaultConfig.hijackWeight, "weight of a direct hijack against an attack of another kind")
+	flag.Float64Var(&defaultConfig.taskWeight, "task-weight", defaultConfig.taskWeight, "weight of an injected task against a jailbreak")
 	flag.Float64Var(&defaultConfig.lengthPenalty, "length-penalty", defaultConfig.lengthPenalty, "log-odds off a text's best window per unit of ln(windows / free windows)")
 	flag.IntVar(&defaultConfig.freeWindows, "free-windows", defaultConfig.freeWindows, "windows a text may have before the length penalty applies")
 	flag.IntVar(&defaultConfig.penaltyWindows, "penalty-windows", defaultConfig.penaltyWindows, "windows past which the length penalty stops growing")
