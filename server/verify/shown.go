@@ -73,7 +73,7 @@ func (s *shownContent) build() {
 func (s *shownContent) indexJSON(text string) {
 	var v any
 	if json.Unmarshal([]byte(text), &v) == nil {
-		s.addValues(v)
+		s.addValues(normalizeValue(v))
 		return
 	}
 	sc := newObjectScanner(text)
@@ -86,7 +86,7 @@ func (s *shownContent) indexJSON(text string) {
 			continue
 		}
 		if json.Unmarshal([]byte(text[i:end]), &v) == nil {
-			s.addValues(v)
+			s.addValues(normalizeValue(v))
 			i = end - 1
 		}
 	}
@@ -150,8 +150,32 @@ func (s *shownContent) holds(text string) bool {
 	if json.Unmarshal([]byte(text), &v) != nil && json.Unmarshal(withoutTrailingCommas(text), &v) != nil {
 		return false
 	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(normalizeValue(v))
 	return err == nil && s.canon[string(b)]
+}
+
+// normalizeValue returns decoded JSON with every string and key read as the
+// validator reads text (normalizeText). The texts are normalised before they
+// are decoded, so a character written as an escape ("\u01C7") is never
+// normalised there, while the same character shown as itself is ("Ǉ" is "LJ"
+// in NFKC): a file read and shown re-encoded would otherwise not be found.
+func normalizeValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return normalizeText(x)
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[normalizeText(k)] = normalizeValue(e)
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeValue(e)
+		}
+		return x
+	}
+	return v
 }
 
 // quotedChunk returns the lines of quoted span q around a claim ending at to

@@ -310,6 +310,13 @@ func TestCheckShownFileContent(t *testing.T) {
 			reply: "ids.txt holds:\n```\nold run: web_search_1700000000000_deadbeef\nline three\n...\n```"},
 		{name: "a file line shown as a quote", turn: []Run{readFileRun("x\nold run: web_search_1700000000000_deadbeef\n")},
 			reply: "The file says:\n> old run: web_search_1700000000000_deadbeef"},
+		// A character the file writes as a JSON escape, shown as itself, and the
+		// other way round: U+01C7 is "LJ" once the reply is read in NFKC, and the
+		// file's escape must be read so too (FuzzShownContent found this).
+		{name: "JSON file whose escapes are shown decoded", turn: []Run{readFileRun(`[{"tool": "\u01C7", "execution_id": "x_1_\u00BD"}]`)},
+			reply: "```json\n[\n  {\n    \"tool\": \"\u01C7\",\n    \"execution_id\": \"x_1_\u00BD\"\n  }\n]\n```"},
+		{name: "JSON file whose characters are shown as escapes", turn: []Run{readFileRun("[{\"tool\": \"\u01C7\"}]")},
+			reply: "```json\n[{\"tool\": \"\\u01C7\"}]\n```"},
 
 		{name: "the same JSON with no read_file run is a claim",
 			reply: "log.json holds:\n```json\n" + log + "\n```",
