@@ -34,7 +34,7 @@ func main() {
 	flag.BoolVar(&defaultConfig.capTopics, "cap-topics", defaultConfig.capTopics, "keep the topic words' weights at or under zero")
 	flag.Float64Var(&defaultConfig.maxWeight, "max-weight", defaultConfig.maxWeight, "cap on any weight (0: none)")
 	flag.Float64Var(&minHijackRecall, "min-hijack-recall", minHijackRecall, "calibration hijack recall the threshold keeps")
-	flag.Float64Var(&defaultConfig.hijackWeight, "hijack-weight", defaultConfig.hijackWeight, "weight of a direct hijack against an attack of another kind")
+	flag.Float64Var(&defaultConfig.hijackWeight, "hijack-weight", defaultConfig.hijackWeight, "weight of a direct hijack against a jailbreak")
 	flag.Float64Var(&defaultConfig.taskWeight, "task-weight", defaultConfig.taskWeight, "weight of an injected task against a jailbreak")
 	flag.Float64Var(&defaultConfig.lengthPenalty, "length-penalty", defaultConfig.lengthPenalty, "log-odds off a text's best window per unit of ln(windows / free windows)")
 	flag.IntVar(&defaultConfig.freeWindows, "free-windows", defaultConfig.freeWindows, "windows a text may have before the length penalty applies")
@@ -47,6 +47,10 @@ func main() {
 	flag.Parse()
 	if err := defaultConfig.checkPenalty(); err != nil {
 		log.Fatal(err)
+	}
+	if defaultConfig.hijackWeight <= 0 || defaultConfig.taskWeight <= 0 {
+		log.Fatalf("-hijack-weight %g and -task-weight %g: give both above 0 (at 0 training ignores those attacks, under 0 it learns them as benign)",
+			defaultConfig.hijackWeight, defaultConfig.taskWeight)
 	}
 	if *losoEpochs < 0 {
 		log.Fatalf("-loso-epochs is %d: give 0 (the left-out fits train as many epochs as -epochs) or more", *losoEpochs)

@@ -19,10 +19,12 @@ type config struct {
 	// 4-gram can carry a window alone (a template's pet phrase, memorized).
 	maxWeight float64
 	// hijackWeight is the weight of a direct hijack (alone or inside a page)
-	// against an attack of another kind, each of which weighs 1. The threshold is
+	// against a jailbreak, which weighs 1 (an injected task weighs taskWeight).
+	// The threshold is
 	// held down by the direct hijacks (it is the highest that keeps minHijackRecall
-	// of them), while the injected tasks are caught far above their goal. On the
-	// same data and a recall floor of 0.84, weights 2, 3 and 4 gave thresholds of
+	// of them), while the injected tasks are caught far above their goal. On
+	// the data of an earlier round, with a task weighing 1 and a recall floor of
+	// 0.84, weights 2, 3 and 4 gave thresholds of
 	// 0.641, 0.661 and 0.666, and task injections in web text of 0.866, 0.838 and
 	// 0.821 (held-out split).
 	hijackWeight float64
