@@ -11,7 +11,9 @@ import (
 // TestPatternsOnProbes measures the pattern layers alone (the classifier
 // off) on the probes of classifier/probes: injected tasks written by others
 // (PIArena's, as ordinary requests to the model that reads a text;
-// InjecAgent's) and the Wikipedia passages PIArena plants them in. The rules
+// InjecAgent's), the Wikipedia passages PIArena plants them in, and pages
+// about language models (Ollama's and Continue's docs), which must stay
+// nearly unflagged. The rules
 // for orders about the reading model's answer were written after reading 25
 // of PIArena's 1,700 tasks, so for them PIArena is a development set, not an
 // unseen one. Run with -v for the figures.
@@ -23,6 +25,9 @@ func TestPatternsOnProbes(t *testing.T) {
 		{"piarena.jsonl", 0.38, 1},
 		{"injecagent.jsonl", 0.45, 1},
 		{"wikicontexts.jsonl", 0, 0},
+		// Pages about language models: 7 of 349 flagged today, on a "`system`:"
+		// list item, a "[SYSTEM]" link and "<model>" and "<tool>" placeholders.
+		{"llmdocs.jsonl", 0, 0.025},
 	} {
 		texts := probeTexts(t, p.file)
 		flagged := 0
