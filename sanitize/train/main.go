@@ -45,12 +45,8 @@ func main() {
 	modelPath := flag.String("model", "sanitize/classifier/model.bin", "with -score: the model file")
 	threshold := flag.Float64("threshold", classifier.Threshold, "with -score: the threshold")
 	flag.Parse()
-	if err := defaultConfig.checkPenalty(); err != nil {
+	if err := defaultConfig.check(); err != nil {
 		log.Fatal(err)
-	}
-	if defaultConfig.hijackWeight <= 0 || defaultConfig.taskWeight <= 0 {
-		log.Fatalf("-hijack-weight %g and -task-weight %g: give both above 0 (at 0 training ignores those attacks, under 0 it learns them as benign)",
-			defaultConfig.hijackWeight, defaultConfig.taskWeight)
 	}
 	if *losoEpochs < 0 {
 		log.Fatalf("-loso-epochs is %d: give 0 (the left-out fits train as many epochs as -epochs) or more", *losoEpochs)
@@ -110,9 +106,17 @@ func run(dataDir, outDir string) error {
 	return os.WriteFile(filepath.Join(dataDir, "REPORT.txt"), []byte(rep), 0o644)
 }
 
-// checkPenalty refuses a length penalty that would not mean what Score says.
-func (c config) checkPenalty() error {
+// check refuses settings that would not train what the flags say: a length
+// penalty that would not mean what Score says, no epochs, or an attack weight
+// of 0 or less.
+func (c config) check() error {
 	switch {
+	case c.epochs < 1:
+		return fmt.Errorf("-epochs %d: want 1 or more", c.epochs)
+	case c.hijackWeight <= 0:
+		return fmt.Errorf("-hijack-weight %g: want more than 0 (at 0 training ignores the hijacks, under 0 it learns them as benign)", c.hijackWeight)
+	case c.taskWeight <= 0:
+		return fmt.Errorf("-task-weight %g: want more than 0 (at 0 training ignores the injected tasks, under 0 it learns them as benign)", c.taskWeight)
 	case c.lengthPenalty < 0:
 		return fmt.Errorf("-length-penalty %g: want 0 (no penalty) or more; a negative one would raise long texts' scores", c.lengthPenalty)
 	case c.freeWindows < 1:

@@ -54,7 +54,7 @@ func TestCommittedModelIsReproducible(t *testing.T) {
 // TestCheckPenalty: a length penalty that would not mean what Score says is
 // refused with the flag to mend.
 func TestCheckPenalty(t *testing.T) {
-	if err := defaultConfig.checkPenalty(); err != nil {
+	if err := defaultConfig.check(); err != nil {
 		t.Fatalf("the default penalty is refused: %v", err)
 	}
 	for _, tt := range []struct {
@@ -68,8 +68,28 @@ func TestCheckPenalty(t *testing.T) {
 	} {
 		c := defaultConfig
 		c.lengthPenalty, c.freeWindows, c.penaltyWindows = tt.penalty, tt.free, tt.capped
-		if err := c.checkPenalty(); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if err := c.check(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("penalty %g from %d to %d windows: %v, want an error naming %s", tt.penalty, tt.free, tt.capped, err, tt.want)
+		}
+	}
+}
+
+// TestCheckWeights: a weight of 0 or less for an attack kind, or no epochs, is
+// refused with the flag to mend.
+func TestCheckWeights(t *testing.T) {
+	for _, tt := range []struct {
+		set  func(*config)
+		want string
+	}{
+		{func(c *config) { c.taskWeight = 0 }, "-task-weight"},
+		{func(c *config) { c.taskWeight = -1 }, "-task-weight"},
+		{func(c *config) { c.hijackWeight = 0 }, "-hijack-weight"},
+		{func(c *config) { c.epochs = 0 }, "-epochs"},
+	} {
+		c := defaultConfig
+		tt.set(&c)
+		if err := c.check(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want an error naming %s", c, err, tt.want)
 		}
 	}
 }
