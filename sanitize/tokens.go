@@ -187,20 +187,85 @@ func matchAngleToken(s string, i int, aggressive bool) int {
 	}
 	k = skipBlanks(s, k)
 	if k < len(s) && s[k] == '>' {
+		if !angleTags[name] && placeholder(s, i, k+1, name) {
+			return -1
+		}
 		return k + 1
 	}
-	// <system-reminder priority="high"> carries attributes; plain tags never do here.
+	// <system-reminder priority="high"> carries attributes; plain tags never do
+	// here. Without an '=' it is prose in brackets: uptime's synopsis says
+	// "<current time>, <system state>, <running time>".
 	if angleTags[name] && k > j && k < len(s) && (s[k-1] == ' ' || s[k-1] == '\t') {
+		attr := false
 		for m := k; m < len(s) && m-k < 200; m++ {
 			switch s[m] {
+			case '=':
+				attr = true
 			case '>':
-				return m + 1
+				if attr {
+					return m + 1
+				}
+				return -1
 			case '<', '\n':
 				return -1
 			}
 		}
 	}
 	return -1
+}
+
+// placeholderReach is how far around a tag placeholder looks for another
+// placeholder.
+const placeholderReach = 300
+
+// placeholder reports whether the aggressive-only tag s[i:end] (<user>, <model>,
+// <s>) is a placeholder or markup rather than a chat template's turn:
+//   - a command's synopsis glues it to other text ("<user>@<host>", "-U<user>",
+//     "<user>.<role>") or has other placeholders around it ("chown <user>
+//     <file>", "ollama run <model>" near "<prompt>"): another <name> within
+//     placeholderReach bytes that is no template tag;
+//   - <s> and </s> are strikethrough in HTML and Markdown; they are Llama's
+//     sentence marks only next to another template token ("<s>[INST]",
+//     "</s><s>").
+//
+// Neither test looks at the words around the tag, which the breakout layer and
+// the classifier read anyway.
+func placeholder(s string, i, end int, name string) bool {
+	if name == "s" {
+		before := i > 0 && (s[i-1] == '>' || s[i-1] == ']')
+		after := skipBlanks(s, end)
+		return !before && !(after < len(s) && (s[after] == '[' || s[after] == '<'))
+	}
+	if i > 0 && (isNameByte(s[i-1]) || s[i-1] >= '0' && s[i-1] <= '9' || strings.IndexByte("/@:=%", s[i-1]) >= 0) {
+		return true
+	}
+	if end < len(s) && strings.IndexByte("@./%:=", s[end]) >= 0 {
+		return true
+	}
+	from, to := max(0, i-placeholderReach), min(len(s), end+placeholderReach)
+	for k := from; k < to; {
+		l := strings.IndexByte(s[k:to], '<')
+		if l < 0 {
+			break
+		}
+		k += l
+		if k == i {
+			k = end
+			continue
+		}
+		m := k + 1
+		for m < to && m-k < 40 && (isNameByte(s[m]) || s[m] >= '0' && s[m] <= '9' || s[m] == ' ') {
+			m++
+		}
+		if m < to && s[m] == '>' && m > k+1 && s[k+1] != ' ' {
+			tag := strings.ToLower(s[k+1 : m])
+			if !angleTags[tag] && !angleTagsAggressive[tag] {
+				return true
+			}
+		}
+		k++
+	}
+	return false
 }
 
 // matchBracketToken matches [INST], [/INST], [SYSTEM] and the like at i.
@@ -215,6 +280,10 @@ func matchBracketToken(s string, i int, aggressive bool) int {
 	}
 	k = skipBlanks(s, k)
 	if k < len(s) && s[k] == ']' {
+		if k+1 < len(s) && s[k+1] == '(' {
+			// "[SYSTEM](#system)" is a Markdown link to a heading, not a template.
+			return -1
+		}
 		return k + 1
 	}
 	return -1
