@@ -87,6 +87,7 @@ func TestRolePrefix(t *testing.T) {
 		{name: "benign: plural word", in: "Users: 42 online", kept: "Users: 42"},
 		{name: "benign: longer word", in: "Systems: all green", kept: "Systems: all green"},
 		{name: "benign: role word without colon", in: "System requirements are listed below", kept: "System requirements"},
+		{name: "benign: a path in code at a line start", in: "We could also write\n`Human::fly(&person)`, which is the same.", kept: "`Human::fly(&person)`"},
 		{name: "benign: single letters that spell nothing", in: "A I said: no", kept: "A I said"},
 	})
 }

@@ -379,12 +379,16 @@ func matchHashHeading(s string, i int, aggressive bool) (int, int) {
 }
 
 // colonAt returns the index after a colon (or a look-alike that NFKC keeps) at i,
-// or -1.
+// or -1. A double colon is a path in code ("Human::fly(&person)" in the Rust
+// book), not a speaker's.
 func colonAt(s string, i int) int {
 	if i >= len(s) {
 		return -1
 	}
 	if s[i] == ':' {
+		if i+1 < len(s) && s[i+1] == ':' {
+			return -1
+		}
 		return i + 1
 	}
 	if s[i] >= utf8.RuneSelf {
