@@ -222,8 +222,9 @@ const placeholderReach = 300
 // <s>) is a placeholder or markup rather than a chat template's turn:
 //   - a command's synopsis glues it to other text ("<user>@<host>", "-U<user>",
 //     "<user>.<role>") or has other placeholders around it ("chown <user>
-//     <file>", "ollama run <model>" near "<prompt>"): another <name> within
-//     placeholderReach bytes that is no template tag;
+//     <file>", "ollama run <model>" near "<prompt>": another <name> within
+//     placeholderReach bytes that is no template tag), or ends a line after a
+//     word ("su <user>");
 //   - <s> and </s> are strikethrough in HTML and Markdown; they are Llama's
 //     sentence marks only next to another template token ("<s>[INST]",
 //     "</s><s>").
@@ -240,6 +241,11 @@ func placeholder(s string, i, end int, name string) bool {
 		return true
 	}
 	if end < len(s) && strings.IndexByte("@./%:=", s[end]) >= 0 {
+		return true
+	}
+	// The last argument of a command: "su <user>" ends its line.
+	if i >= 2 && s[i-1] == ' ' && (isNameByte(s[i-2]) || s[i-2] >= '0' && s[i-2] <= '9') &&
+		(end == len(s) || s[end] == '\n' || s[end] == '\r') {
 		return true
 	}
 	from, to := max(0, i-placeholderReach), min(len(s), end+placeholderReach)
