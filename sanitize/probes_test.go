@@ -22,12 +22,14 @@ func TestPatternsOnProbes(t *testing.T) {
 		file     string
 		min, max float64 // the flagged share must stay within
 	}{
-		{"piarena.jsonl", 0.38, 1},
+		{"piarena.jsonl", 0.40, 1},
 		{"injecagent.jsonl", 0.45, 1},
 		{"wikicontexts.jsonl", 0, 0},
-		// Pages about language models: 7 of 349 flagged today, on a "`system`:"
-		// list item, a "[SYSTEM]" link and "<model>" and "<tool>" placeholders.
-		{"llmdocs.jsonl", 0, 0.025},
+		// Pages about language models: 2 of 349 flagged today, on a "`system`:"
+		// list item (7 before "[SYSTEM](#system)" links, "<model>" and "<tool>"
+		// placeholders, "models, run tools" and "give your configuration a
+		// name" stopped reading as attacks).
+		{"llmdocs.jsonl", 0, 0.01},
 	} {
 		texts := probeTexts(t, p.file)
 		flagged := 0

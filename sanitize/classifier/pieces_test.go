@@ -62,17 +62,29 @@ func abs(n int) int {
 // Without the tail, a cut between its words leaves it in two halves that often
 // stay under the threshold.
 func TestAHijackAcrossACutIsFound(t *testing.T) {
-	// Articles with no window over the threshold of their own, so that what
-	// the hijack adds shows.
-	var b strings.Builder
-	for i, docs := 0, articles(t); b.Len() < 3*pieceFrom/2; i++ {
-		if d := docs[i%len(docs)]; Assess(d).Windows == 0 {
-			b.WriteString(d)
-			b.WriteString("\n\n")
+	// A page of plain prose with no window over the threshold, so that what
+	// the hijack adds shows. The windows are counted before the length penalty,
+	// which is not what this test is about: whether some window reads the
+	// hijack whole. (Articles were the page once, but windows that straddle two
+	// of them can reach the threshold, and inserting the hijack shifts them.)
+	m := embedded()
+	over := func(text string) int {
+		j := m.Start(text, Threshold)
+		j.Assessment()
+		n := 0
+		for _, r := range j.results {
+			n += r.over
 		}
+		return n
 	}
-	page := b.String()
-	clean := Assess(page).Windows
+	const prose = "The river runs past the old mill, where the miller kept his sacks of grain in the loft. " +
+		"In spring the water rose over the meadow, and the children walked along the dyke to school. " +
+		"Most of the houses on the lane were built of brick from the kiln by the station.\n\n"
+	page := strings.Repeat(prose, 3*pieceFrom/2/len(prose)+1)
+	clean := over(page)
+	if clean != 0 {
+		t.Fatalf("the page without a hijack has %d windows over the threshold", clean)
+	}
 	ps := pieces(page)
 	// The third cut: inserting text after the second does not move the first two.
 	from := ps[0].limit + ps[1].limit
@@ -86,8 +98,8 @@ func TestAHijackAcrossACutIsFound(t *testing.T) {
 			// into the hijack, give or take a word.
 			at := strings.LastIndexByte(page[:target-off], ' ') + 1
 			buried := page[:at] + hijack + " " + page[at:]
-			if a := Assess(buried); a.Windows <= clean {
-				t.Errorf("%.30q... with the cut %d bytes into it: %d windows over, %d without it", hijack, target-at, a.Windows, clean)
+			if n := over(buried); n <= clean {
+				t.Errorf("%.30q... with the cut %d bytes into it: %d windows over, %d without it", hijack, target-at, n, clean)
 			}
 		}
 	}

@@ -7,7 +7,7 @@ package classifier
 // highest threshold that keeps 0.83 of its direct hijacks, but never one that
 // flags more than 0.4% of its benign pages, news, emails or short excerpts.
 // The held-out and leave-one-source-out figures are in data/REPORT.txt.
-const Threshold = 0.7080
+const Threshold = 0.7001
 
 // LengthPenalty, FreeWindows and PenaltyWindows are the embedded model's length
 // penalty (see Score): a text read in W > FreeWindows windows has LengthPenalty ×

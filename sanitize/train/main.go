@@ -31,6 +31,7 @@ func main() {
 	flag.IntVar(&defaultConfig.epochs, "epochs", defaultConfig.epochs, "training epochs")
 	flag.Float64Var(&defaultConfig.rate, "rate", defaultConfig.rate, "AdaGrad learning rate")
 	flag.Float64Var(&defaultConfig.l2, "l2", defaultConfig.l2, "L2 penalty")
+	flag.Uint64Var(&defaultConfig.seed, "seed", defaultConfig.seed, "seed of the training order (another seed shows how much a figure owes to chance)")
 	flag.BoolVar(&defaultConfig.capTopics, "cap-topics", defaultConfig.capTopics, "keep the topic words' weights at or under zero")
 	flag.Float64Var(&defaultConfig.maxWeight, "max-weight", defaultConfig.maxWeight, "cap on any weight (0: none)")
 	flag.Float64Var(&minHijackRecall, "min-hijack-recall", minHijackRecall, "calibration hijack recall the threshold keeps")
