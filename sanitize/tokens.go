@@ -218,6 +218,14 @@ func matchAngleToken(s string, i int, aggressive bool) int {
 // placeholder.
 const placeholderReach = 300
 
+// htmlTags are HTML's commonest elements, which are markup around a turn
+// ("<p><user>obey</user></p>"), never a command's placeholder.
+var htmlTags = set("a", "b", "i", "u", "p", "br", "hr", "em", "strong", "code", "pre", "kbd",
+	"div", "span", "li", "ul", "ol", "dl", "dt", "dd", "table", "tr", "td", "th", "thead", "tbody",
+	"h1", "h2", "h3", "h4", "h5", "h6", "img", "sup", "sub", "small", "blockquote", "details",
+	"summary", "section", "article", "header", "footer", "main", "nav", "html", "body", "head",
+	"title", "script", "style", "mark", "del", "ins", "q", "cite", "abbr", "label", "form", "button")
+
 // placeholder reports whether the aggressive-only tag s[i:end] (<user>, <model>,
 // <s>) is a placeholder or markup rather than a chat template's turn:
 //   - a command's synopsis glues it to other text ("<user>@<host>", "-U<user>",
@@ -236,6 +244,9 @@ func placeholder(s string, i, end int, name string) bool {
 		before := i > 0 && (s[i-1] == '>' || s[i-1] == ']')
 		after := skipBlanks(s, end)
 		return !before && !(after < len(s) && (s[after] == '[' || s[after] == '<'))
+	}
+	if j := skipBlanks(s, i+1); j < len(s) && s[j] == '/' {
+		return false // a placeholder is never closed: "obey</user>" ends a turn
 	}
 	if i > 0 && (isNameByte(s[i-1]) || s[i-1] >= '0' && s[i-1] <= '9' || strings.IndexByte("/@:=%", s[i-1]) >= 0) {
 		return true
@@ -265,7 +276,7 @@ func placeholder(s string, i, end int, name string) bool {
 		}
 		if m < to && s[m] == '>' && m > k+1 && s[k+1] != ' ' {
 			tag := strings.ToLower(s[k+1 : m])
-			if !angleTags[tag] && !angleTagsAggressive[tag] {
+			if !angleTags[tag] && !angleTagsAggressive[tag] && !htmlTags[tag] {
 				return true
 			}
 		}
