@@ -724,7 +724,10 @@ func clauseStartAt(s string, i int) bool {
 		case '\n', '.', '!', '?', ':', ';', '>':
 			return true
 		default:
-			if c >= 0x80 { // a curly quote or other mark: look past it
+			if c >= 0x80 {
+				// A curly quote or a dash, or a letter of another script,
+				// which this byte scan does not tell apart: looking past it
+				// errs toward matching, as the rule did before.
 				continue
 			}
 			return false
