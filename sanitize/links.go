@@ -11,8 +11,10 @@ import (
 // client fetches it without a click. The rule:
 //
 //   - a link or image whose URL (after the scheme and host) holds a template
-//     placeholder, which asks the model to fill in data: '{', '}', '<', '>', their
-//     percent-encodings, or "..." / "…" standing for a value. Both modes.
+//     placeholder, which asks the model to fill in data: "{...}" or "<...>" (or
+//     their percent-encodings, an opening one before a closing one), or "..." /
+//     "…" standing for a value. Both modes. A lone "%3E" is a badge's ">=", as
+//     in shields.io's "go%20version-%3E=1.23".
 //   - aggressive mode also: a query parameter named for data (data, secret, prompt,
 //     chat, history, conversation, memory, password, ...) whose value has at least
 //     four characters and a letter; for an image also the parameters a search or a
@@ -147,14 +149,10 @@ func exfiltrationURL(url string, image, aggressive bool) bool {
 		return false
 	}
 	rest = rest[slash:]
-	if strings.ContainsAny(rest, "{}<>") || standsForValue(rest, "...") || standsForValue(rest, "…") {
-		return true
-	}
 	lower := strings.ToLower(rest)
-	for _, enc := range []string{"%7b", "%7d", "%3c", "%3e", "%e2%80%a6"} {
-		if strings.Contains(lower, enc) {
-			return true
-		}
+	if paired(lower, "{", "}") || paired(lower, "<", ">") || paired(lower, "%7b", "%7d") || paired(lower, "%3c", "%3e") ||
+		standsForValue(rest, "...") || standsForValue(rest, "…") || strings.Contains(lower, "%e2%80%a6") {
+		return true
 	}
 	if !aggressive {
 		return false
@@ -197,4 +195,10 @@ func standsForValue(rest, dots string) bool {
 
 func isAlnumByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// paired reports whether open occurs in s with close somewhere after it.
+func paired(s, open, close string) bool {
+	i := strings.Index(s, open)
+	return i >= 0 && strings.Contains(s[i+len(open):], close)
 }
