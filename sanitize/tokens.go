@@ -523,8 +523,26 @@ func matchRolePrefix(s string, i int) (int, int) {
 	for j < len(s) && (s[j] == '*' || s[j] == '_' || s[j] == '~' || s[j] == ' ' || s[j] == '\t' || s[j] == '`') {
 		j++
 	}
-	if end := colonAt(s, j); end > 0 {
+	lower := start < len(s) && s[start] >= 'a' && s[start] <= 'z'
+	if end := colonAt(s, j); end > 0 && !codeValueAt(s, end, lower) {
 		return start, end
 	}
 	return 0, -1
+}
+
+// codeValueAt reports whether what follows a role word's colon at i makes it a
+// name or an object's key rather than a speaker: a word glued to the colon of a
+// role word written in lower case ("system:anonymous" in Kubernetes; "SYSTEM:obey"
+// stays a prefix), or a quoted string, a number, a list or an object that ends
+// its line with a comma ("  user: 'maciej'," in a JavaScript object).
+func codeValueAt(s string, i int, lower bool) bool {
+	if lower && i < len(s) && (isNameByte(s[i]) || s[i] >= '0' && s[i] <= '9') {
+		return true
+	}
+	j := skipBlanks(s, i)
+	if j >= len(s) || strings.IndexByte("'\"0123456789[{", s[j]) < 0 {
+		return false
+	}
+	line := s[j:indexFrom(s, j, '\n')]
+	return strings.HasSuffix(strings.TrimRight(line, " \t\r"), ",")
 }
