@@ -185,16 +185,12 @@ func standsForValue(rest, dots string) bool {
 			return false
 		}
 		at, after := i+j, i+j+len(dots)
-		glued := at > 0 && isAlnumByte(rest[at-1]) && after < len(rest) && isAlnumByte(rest[after])
+		glued := at > 0 && isASCIIAlnum(rest[at-1]) && after < len(rest) && isASCIIAlnum(rest[after])
 		if !glued {
 			return true
 		}
 		i = after
 	}
-}
-
-func isAlnumByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // paired reports whether open occurs in s with close somewhere after it.

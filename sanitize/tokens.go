@@ -107,6 +107,8 @@ func isNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-'
 }
 
+func isNameOrDigit(c byte) bool { return isNameByte(c) || c >= '0' && c <= '9' }
+
 // readName returns the lower-cased name of [A-Za-z_-] at i and the index after it.
 func readName(s string, i int) (string, int) {
 	j := i
@@ -172,7 +174,7 @@ func matchAngleToken(s string, i int, aggressive bool) int {
 		// <tool:NAME> is how AI Lab's models without native tool calling write a
 		// call; a page that hands one to the model hopes it gets echoed and run.
 		m := k + 1
-		for m < len(s) && (isNameByte(s[m]) || s[m] >= '0' && s[m] <= '9' || s[m] == '.') {
+		for m < len(s) && (isNameOrDigit(s[m]) || s[m] == '.') {
 			m++
 		}
 		if m > k+1 {
@@ -248,14 +250,14 @@ func placeholder(s string, i, end int, name string) bool {
 	if j := skipBlanks(s, i+1); j < len(s) && s[j] == '/' {
 		return false // a placeholder is never closed: "obey</user>" ends a turn
 	}
-	if i > 0 && (isNameByte(s[i-1]) || s[i-1] >= '0' && s[i-1] <= '9' || strings.IndexByte("/@:=%", s[i-1]) >= 0) {
+	if i > 0 && (isNameOrDigit(s[i-1]) || strings.IndexByte("/@:=%", s[i-1]) >= 0) {
 		return true
 	}
 	if end < len(s) && strings.IndexByte("@./%:=", s[end]) >= 0 {
 		return true
 	}
 	// The last argument of a command: "su <user>" ends its line.
-	if i >= 2 && s[i-1] == ' ' && (isNameByte(s[i-2]) || s[i-2] >= '0' && s[i-2] <= '9') &&
+	if i >= 2 && s[i-1] == ' ' && isNameOrDigit(s[i-2]) &&
 		(end == len(s) || s[end] == '\n' || s[end] == '\r') {
 		return true
 	}
@@ -271,7 +273,7 @@ func placeholder(s string, i, end int, name string) bool {
 			continue
 		}
 		m := k + 1
-		for m < to && m-k < 40 && (isNameByte(s[m]) || s[m] >= '0' && s[m] <= '9' || s[m] == ' ') {
+		for m < to && m-k < 40 && (isNameOrDigit(s[m]) || s[m] == ' ') {
 			m++
 		}
 		if m < to && s[m] == '>' && m > k+1 && s[k+1] != ' ' {
@@ -536,7 +538,7 @@ func matchRolePrefix(s string, i int) (int, int) {
 // stays a prefix), or a quoted string, a number, a list or an object that ends
 // its line with a comma ("  user: 'maciej'," in a JavaScript object).
 func codeValueAt(s string, i int, lower bool) bool {
-	if lower && i < len(s) && (isNameByte(s[i]) || s[i] >= '0' && s[i] <= '9') {
+	if lower && i < len(s) && isNameOrDigit(s[i]) {
 		return true
 	}
 	j := skipBlanks(s, i)

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/ailab/ai-lab/sanitize"
@@ -26,15 +25,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: patternscan FILE...: give the files to scan (gzipped ones are read unzipped)")
 		os.Exit(2)
 	}
-	read, flagged := 0, 0
-	for _, name := range os.Args[1:] {
+	read, flagged := scan(os.Args[1:], os.Stdout, os.Stderr)
+	fmt.Printf("%d files read, %d flagged by the patterns\n", read, flagged)
+}
+
+// scan writes a line to out for each file the patterns flag, says on errs which
+// files it could not read, and returns how many it read and how many it flagged.
+func scan(names []string, out, errs io.Writer) (read, flagged int) {
+	for _, name := range names {
 		text, err := readText(name)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "patternscan: %s: %v (skipped)\n", name, err)
+			fmt.Fprintf(errs, "patternscan: %s: %v (skipped)\n", name, err)
 			continue
 		}
 		read++
-		out, rep := sanitize.Sanitize(text, sanitize.Options{NoClassifier: true})
+		cleaned, rep := sanitize.Sanitize(text, sanitize.Options{NoClassifier: true})
 		if !rep.Flagged {
 			continue
 		}
@@ -45,10 +50,9 @@ func main() {
 				layers = append(layers, l)
 			}
 		}
-		sort.Strings(layers)
-		fmt.Printf("%s\t%s\t%q\n", name, strings.Join(layers, ","), firstMarker(out))
+		fmt.Fprintf(out, "%s\t%s\t%q\n", name, strings.Join(layers, ","), firstMarker(cleaned))
 	}
-	fmt.Printf("%d files read, %d flagged by the patterns\n", read, flagged)
+	return read, flagged
 }
 
 func readText(name string) (string, error) {
